@@ -1,0 +1,3 @@
+from strategies.profiles import register_profiles
+
+register_profiles()

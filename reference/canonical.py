@@ -1,0 +1,365 @@
+"""The two hashing byte forms, sha256 fingerprints and the strict wire decoder (spec 01 §3).
+
+* ``canonical_bytes``: object keys sorted by UTF-8 bytes at every depth, compact,
+  byte-identical to serde_json's compact writer after ``canonical_json``.
+* ``direct_bytes``: the same writer in the order the value carries (the Rust
+  field declaration order, which callers build their dicts in).
+* ``fingerprint``: lowercase sha256 hex of canonical bytes.
+* ``loads_strict``: the decoder for untrusted wire text; every rejection is
+  ``Serialization``.
+
+Values are plain JSON: dict (str keys), list, str, int, bool, None. Floats are
+formatted with serde_json's ryu rules (§3.2); NaN and infinities are refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from collections.abc import Callable
+from typing import Any, Final
+
+import numpy as np
+import orjson
+
+from reference.errors import Serialization
+
+__all__ = [
+    "I64_MIN",
+    "MAX_JSON_DEPTH",
+    "U64_MAX",
+    "JsonValue",
+    "canonical_bytes",
+    "canonical_json",
+    "direct_bytes",
+    "fingerprint",
+    "format_float",
+    "is_canonical_sha256",
+    "loads_strict",
+    "sha256_hex",
+]
+
+JsonValue = Any
+"""A plain JSON value: dict[str, JsonValue] | list[JsonValue] | str | int | bool | None."""
+
+U64_MAX: Final = 2**64 - 1
+I64_MIN: Final = -(2**63)
+#: serde_json accepts at most 127 nested arrays/objects; 128 is rejected.
+MAX_JSON_DEPTH: Final = 128
+
+_SHA256_RE: Final = re.compile(r"[0-9a-f]{64}")
+
+
+def sha256_hex(data: bytes) -> str:
+    """Lowercase hex sha256 of ``data`` (64 characters, no prefix)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def is_canonical_sha256(value: object) -> bool:
+    """True iff ``value`` is a str of exactly 64 ASCII characters in ``0-9a-f``."""
+    return isinstance(value, str) and len(value) == 64 and _SHA256_RE.fullmatch(value) is not None
+
+
+# --------------------------------------------------------------------------- encoding
+
+
+def format_float(value: float) -> str:
+    """serde_json (ryu) text of a finite f64 (spec 01 §3.2 rules 1-5)."""
+    if not math.isfinite(value):
+        raise ValueError("non-finite float has no JSON form")
+    if value == 0.0:
+        return "-0.0" if np.signbit(value) else "0.0"
+    negative = value < 0
+    text = repr(abs(value))
+    mantissa, _, exp_text = text.partition("e")
+    exponent = int(exp_text) if exp_text else 0
+    int_part, _, frac_part = mantissa.partition(".")
+    if frac_part == "0":
+        frac_part = ""
+    digits = (int_part + frac_part).lstrip("0")
+    k = exponent - len(frac_part)
+    stripped = digits.rstrip("0")
+    k += len(digits) - len(stripped)
+    d = stripped
+    n = len(d)
+    kk = n + k
+    if k >= 0 and kk <= 16:
+        out = d + "0" * k + ".0"
+    elif 0 < kk <= 16:
+        out = d[:kk] + "." + d[kk:]
+    elif -5 < kk <= 0:
+        out = "0." + "0" * (-kk) + d
+    else:
+        out = (d if n == 1 else d[0] + "." + d[1:]) + "e" + str(kk - 1)
+    return "-" + out if negative else out
+
+
+def _scan(value: JsonValue, context: str) -> bool:
+    """Check ``value`` is plain JSON; return True when it holds a float.
+
+    Iterative, so deep values cannot exhaust the Python stack.
+    """
+    has_float = False
+    stack: list[Any] = [value]
+    pop = stack.pop
+    push = stack.extend
+    while stack:
+        item = pop()
+        t = type(item)
+        if t is dict:
+            for key in item:
+                if type(key) is not str:
+                    raise Serialization(context, f"object key must be a string, got {type(key).__name__}")
+            push(item.values())
+        elif t is list:
+            push(item)
+        elif t is str or t is bool or item is None:
+            continue
+        elif t is int:
+            if item > U64_MAX or item < I64_MIN:
+                raise Serialization(context, f"integer {item} is outside the u64/i64 range")
+        elif t is float:
+            if not math.isfinite(item):
+                raise Serialization(context, "NaN and infinities have no JSON form")
+            has_float = True
+        else:
+            raise Serialization(context, f"{t.__name__} is not a JSON value")
+    return has_float
+
+
+def canonical_json(value: JsonValue) -> JsonValue:
+    """A copy of ``value`` with every object's keys in sorted (UTF-8 byte) order."""
+    if type(value) is dict:
+        return {key: canonical_json(value[key]) for key in sorted(value)}
+    if type(value) is list:
+        return [canonical_json(item) for item in value]
+    return value
+
+
+_ESCAPES: Final = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\t": "\\t",
+    "\n": "\\n",
+    "\f": "\\f",
+    "\r": "\\r",
+}
+
+
+def _write_slow(value: JsonValue, sort_keys: bool, out: list[str]) -> None:
+    """Pure-Python writer used only for values holding floats."""
+    t = type(value)
+    if t is dict:
+        out.append("{")
+        keys = sorted(value) if sort_keys else list(value)
+        for i, key in enumerate(keys):
+            if i:
+                out.append(",")
+            out.append(json.dumps(key, ensure_ascii=False))
+            out.append(":")
+            _write_slow(value[key], sort_keys, out)
+        out.append("}")
+    elif t is list:
+        out.append("[")
+        for i, item in enumerate(value):
+            if i:
+                out.append(",")
+            _write_slow(item, sort_keys, out)
+        out.append("]")
+    elif t is float:
+        out.append(format_float(value))
+    else:
+        out.append(json.dumps(value, ensure_ascii=False))
+
+
+_PASSTHROUGH: Final = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
+
+
+def _refuse(obj: Any) -> Any:
+    raise TypeError(f"{type(obj).__name__} is not a JSON value")
+
+
+def _encode(value: JsonValue, sort_keys: bool, context: str, trusted: bool) -> bytes:
+    has_float = False if trusted else _scan(value, context)
+    try:
+        if not has_float:
+            option = _PASSTHROUGH | (orjson.OPT_SORT_KEYS if sort_keys else 0)
+            return orjson.dumps(value, default=_refuse, option=option)
+        parts: list[str] = []
+        _write_slow(value, sort_keys, parts)
+        return "".join(parts).encode("utf-8")
+    except (orjson.JSONEncodeError, UnicodeEncodeError, RecursionError, TypeError) as exc:
+        raise Serialization(context, f"value has no JSON form: {exc}") from None
+
+
+def canonical_bytes(value: JsonValue, *, context: str = "canonical json", trusted: bool = False) -> bytes:
+    """Canonical mode: keys sorted at every depth, compact, serde_json-exact.
+
+    ``trusted=True`` skips the plain-JSON scan; only for values produced by a
+    contract type's ``to_wire()``, which never hold floats.
+    """
+    return _encode(value, True, context, trusted)
+
+
+def direct_bytes(value: JsonValue, *, context: str = "direct json", trusted: bool = False) -> bytes:
+    """Direct mode: keys in the order the value carries (Rust declaration order)."""
+    return _encode(value, False, context, trusted)
+
+
+def fingerprint(value: JsonValue, *, context: str = "canonical json", trusted: bool = False) -> str:
+    """sha256 hex of the canonical bytes of ``value``."""
+    return sha256_hex(canonical_bytes(value, context=context, trusted=trusted))
+
+
+def direct_fingerprint(value: JsonValue, *, context: str = "direct json", trusted: bool = False) -> str:
+    """sha256 hex of the direct bytes of ``value``."""
+    return sha256_hex(direct_bytes(value, context=context, trusted=trusted))
+
+
+# --------------------------------------------------------------------------- decoding
+
+# An unterminated string matches to the end, so the scan stays linear.
+_STRING_RE: Final = re.compile(rb'"(?:[^"\\]|\\.)*(?:"|\\?\Z)', re.DOTALL)
+_SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F]")
+_OPEN: Final = np.zeros(256, dtype=np.int64)
+_OPEN[ord("[")] = 1
+_OPEN[ord("{")] = 1
+_OPEN[ord("]")] = -1
+_OPEN[ord("}")] = -1
+_BOM: Final = b"\xef\xbb\xbf"
+
+
+class _Reject(Exception):
+    """Internal: a hook found input serde_json would refuse."""
+
+
+def _max_depth(data: bytes) -> int:
+    """Deepest array/object nesting in ``data``, ignoring brackets inside strings."""
+    skeleton = _STRING_RE.sub(b"", data)
+    if not skeleton:
+        return 0
+    steps = _OPEN[np.frombuffer(skeleton, dtype=np.uint8)]
+    if not steps.any():
+        return 0
+    return int(np.cumsum(steps).max())
+
+
+def _parse_int(text: str) -> int:
+    if text == "-0":
+        raise _Reject("-0 is a float in serde_json, not an integer")
+    value = int(text)
+    if value > U64_MAX or value < I64_MIN:
+        raise _Reject(f"integer {text} is outside the u64/i64 range")
+    return value
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise _Reject(f"number {text} is out of range")
+    return value
+
+
+def _parse_constant(text: str) -> Any:
+    raise _Reject(f"{text} is not JSON")
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Reject(f"duplicate key {key!r}")
+            seen.add(key)
+    return out
+
+
+def _has_surrogate(value: JsonValue) -> bool:
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        t = type(item)
+        if t is str:
+            if _SURROGATE.search(item):
+                return True
+        elif t is dict:
+            stack.extend(item)
+            stack.extend(item.values())
+        elif t is list:
+            stack.extend(item)
+    return False
+
+
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+_DECODER: Final = json.JSONDecoder(
+    parse_int=_parse_int,
+    parse_float=_parse_float,
+    parse_constant=_parse_constant,
+    object_pairs_hook=_pairs,
+    strict=True,
+)
+
+
+def loads_strict(
+    data: bytes | bytearray | memoryview | str,
+    *,
+    context: str,
+    max_bytes: int | None = None,
+    allow_floats: bool = True,
+) -> JsonValue:
+    """Parse untrusted JSON the way serde_json would accept it, but stricter.
+
+    Rejected with ``Serialization(context, ...)``: input over ``max_bytes``
+    (checked before parsing), invalid UTF-8, a byte-order mark, syntax errors,
+    trailing data, duplicate keys, ``-0``, integers outside [-2^63, 2^64-1],
+    NaN/Infinity, lone surrogates, nesting of 128 or deeper, and (when
+    ``allow_floats`` is false) any float.
+    """
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+    if max_bytes is not None and len(raw) > max_bytes:
+        raise Serialization(context, f"wire size {len(raw)} exceeds limit {max_bytes}")
+    if raw.startswith(_BOM):
+        raise Serialization(context, "a byte-order mark is not JSON")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise Serialization(context, f"invalid UTF-8 at byte {exc.start}") from None
+    depth = _max_depth(raw)
+    if depth >= MAX_JSON_DEPTH:
+        raise Serialization(context, f"recursion limit exceeded: nesting depth {depth} >= {MAX_JSON_DEPTH}")
+    try:
+        value, end = _DECODER.raw_decode(text, _skip_ws(text, 0))
+    except _Reject as exc:
+        raise Serialization(context, str(exc)) from None
+    except json.JSONDecodeError as exc:
+        raise Serialization(context, f"{exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except (RecursionError, ValueError) as exc:
+        raise Serialization(context, f"malformed JSON: {exc}") from None
+    if _skip_ws(text, end) != len(text):
+        raise Serialization(context, "trailing characters after the JSON value")
+    if _SURROGATE_ESCAPE.search(text) and _has_surrogate(value):
+        raise Serialization(context, "lone surrogate in a string")
+    if not allow_floats and _scan(value, context):
+        raise Serialization(context, "floats are not allowed in this wire")
+    return value
+
+
+_WS: Final = re.compile(r"[ \t\n\r]*")
+
+
+def _skip_ws(text: str, pos: int) -> int:
+    match = _WS.match(text, pos)
+    return match.end() if match else pos
+
+
+def json_loader(context: str, max_bytes: int | None = None) -> Callable[[bytes | str], JsonValue]:
+    """A ``loads_strict`` bound to one decode boundary."""
+
+    def load(data: bytes | str) -> JsonValue:
+        return loads_strict(data, context=context, max_bytes=max_bytes)
+
+    return load

@@ -1,0 +1,65 @@
+"""``ContractVersion`` and ``PlanSchemaVersion`` (spec 01 §2).
+
+Wire form ``{"major": u16, "minor": u16}``. Standalone decoding ignores extra
+keys (serde has no ``deny_unknown_fields`` here); whole-wire re-serialisation
+checks reject them. ``satisfies`` means same major and minor >= required.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from reference.errors import Serialization
+
+__all__ = ["ContractVersion", "PlanSchemaVersion"]
+
+_U16_MAX = 0xFFFF
+
+
+def _u16(raw: Any, name: str, context: str) -> int:
+    if type(raw) is not int or not 0 <= raw <= _U16_MAX:
+        raise Serialization(context, f"{name} must be an integer in 0..=65535, got {raw!r}")
+    return raw
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class ContractVersion:
+    """A ``major.minor`` version; ordering is lexicographic on (major, minor)."""
+
+    major: int
+    minor: int
+
+    def __post_init__(self) -> None:
+        for name in ("major", "minor"):
+            value = getattr(self, name)
+            if type(value) is not int or not 0 <= value <= _U16_MAX:
+                raise ValueError(f"{type(self).__name__}.{name} must be a u16, got {value!r}")
+
+    def satisfies(self, required: ContractVersion) -> bool:
+        """True iff the majors are equal and this minor is at least the required one."""
+        return self.major == required.major and self.minor >= required.minor
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}"
+
+    def to_wire(self) -> dict[str, int]:
+        return {"major": self.major, "minor": self.minor}
+
+    @classmethod
+    def from_wire(cls, raw: Any, *, context: str = "decode contract version") -> ContractVersion:
+        """Lenient about extra keys, strict about the two fields' types and ranges."""
+        if not isinstance(raw, dict):
+            raise Serialization(context, f"{cls.__name__} must be a JSON object")
+        for name in ("major", "minor"):
+            if name not in raw:
+                raise Serialization(context, f"missing field `{name}`")
+        return cls(_u16(raw["major"], "major", context), _u16(raw["minor"], "minor", context))
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class PlanSchemaVersion(ContractVersion):
+    """The plan wire schema version. Only exact equality matters; there is no ``satisfies``."""
+
+    def satisfies(self, required: ContractVersion) -> bool:
+        raise TypeError("PlanSchemaVersion has no satisfies relation; compare for equality")

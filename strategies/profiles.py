@@ -1,0 +1,49 @@
+"""Hypothesis settings profiles, registered once: ``ci``, ``dev``, ``fuzz``.
+
+* ``ci``: derandomized, bounded example counts, no deadline, no database;
+  the same examples on every run so CI is reproducible.
+* ``dev``: the default locally; randomized, modest counts.
+* ``fuzz``: long runs with the example database on, for hunting.
+
+Select with ``pytest --hypothesis-profile=NAME`` or ``VNEXT_HYPOTHESIS_PROFILE``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
+
+__all__ = ["PROFILES", "register_profiles"]
+
+PROFILES = ("ci", "dev", "fuzz")
+_registered = False
+
+
+def register_profiles() -> None:
+    """Register the three profiles and load the one the environment asks for."""
+    global _registered
+    if not _registered:
+        settings.register_profile(
+            "ci",
+            max_examples=60,
+            derandomize=True,
+            deadline=None,
+            database=None,
+            print_blob=True,
+            # Building a scenario is legitimately slow for large generated inputs.
+            suppress_health_check=[HealthCheck.too_slow],
+        )
+        settings.register_profile("dev", max_examples=100, deadline=None, print_blob=True)
+        settings.register_profile(
+            "fuzz",
+            max_examples=5_000,
+            deadline=None,
+            database=DirectoryBasedExampleDatabase(".hypothesis/fuzz-examples"),
+            phases=list(Phase),
+            print_blob=True,
+        )
+        _registered = True
+    default = "ci" if os.environ.get("CI") else "dev"
+    settings.load_profile(os.environ.get("VNEXT_HYPOTHESIS_PROFILE", default))
