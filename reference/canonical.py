@@ -175,7 +175,9 @@ def _write_slow(value: JsonValue, sort_keys: bool, out: list[str]) -> None:
         out.append(json.dumps(value, ensure_ascii=False))
 
 
-_PASSTHROUGH: Final = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
+_PASSTHROUGH: Final = (
+    orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
+)
 
 
 def _refuse(obj: Any) -> Any:
