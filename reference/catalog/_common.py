@@ -1,0 +1,140 @@
+"""Shared helpers of the catalog package: Rust ``trim``, power of two, enum and set decoding.
+
+Not part of the public API. Every decode failure is ``Serialization`` with a JSON path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from enum import Enum
+from typing import Any, Final, TypeVar
+
+from reference.canonical import is_canonical_sha256
+from reference.errors import InvalidExecutionPlan, Serialization
+from reference.ids import Identity
+from reference.wire import U64_MAX, read_list, read_tagged
+
+__all__ = [
+    "RUST_WHITESPACE",
+    "OrderedEnum",
+    "identity_set_from_wire",
+    "identity_set_to_wire",
+    "invalid",
+    "is_blank",
+    "is_power_of_two",
+    "read_struct_variant",
+    "read_unit_or_tagged",
+    "require_canonical_sha256",
+    "rust_trim",
+]
+
+#: Unicode White_Space, the set Rust's ``str::trim`` strips (spec 03 §1).
+RUST_WHITESPACE: Final = frozenset(
+    [chr(c) for c in range(0x09, 0x0E)]
+    + ["\u0020", "\u0085", "\u00a0", "\u1680"]
+    + [chr(c) for c in range(0x2000, 0x200B)]
+    + ["\u2028", "\u2029", "\u202f", "\u205f", "\u3000"]
+)
+_STRIP: Final = "".join(sorted(RUST_WHITESPACE))
+
+E = TypeVar("E", bound="OrderedEnum")
+IdT = TypeVar("IdT", bound=Identity)
+T = TypeVar("T")
+
+
+def rust_trim(text: str) -> str:
+    """``str::trim`` with Rust's whitespace set (U+001C..U+001F are NOT stripped)."""
+    return text.strip(_STRIP)
+
+
+def is_blank(text: str) -> bool:
+    """True iff ``text`` is empty after Rust trimming."""
+    return rust_trim(text) == ""
+
+
+def is_power_of_two(value: int) -> bool:
+    """``u64::is_power_of_two``: 0 is not, 1 is, 2**63 is the largest."""
+    return 0 < value <= U64_MAX and value & (value - 1) == 0
+
+
+def invalid(reason: str) -> InvalidExecutionPlan:
+    """The ``InvalidExecutionPlan`` every structural rule of this area raises."""
+    return InvalidExecutionPlan(reason=reason)
+
+
+def require_canonical_sha256(value: object) -> bool:
+    """Alias of ``is_canonical_sha256`` kept for call-site readability."""
+    return is_canonical_sha256(value)
+
+
+class OrderedEnum(Enum):
+    """A unit-variant enum whose wire form is its value and whose ``Ord`` is declaration order."""
+
+    @property
+    def rank(self) -> int:
+        return list(type(self)).index(self)
+
+    def __lt__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.rank < other.rank
+
+    def __le__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.rank <= other.rank
+
+    def __gt__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.rank > other.rank
+
+    def __ge__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.rank >= other.rank
+
+    def to_wire(self) -> str:
+        return str(self.value)
+
+    @classmethod
+    def from_wire(cls: type[E], raw: Any, *, context: str = "decode enum", path: str = "$") -> E:
+        """A unit variant: its string, or ``{"variant": null}`` (accepted, never emitted)."""
+        tag, content = read_unit_or_tagged(raw, [m.value for m in cls], context=context, path=path)
+        if content is not None:
+            raise Serialization(context, f"{path}: unit variant `{tag}` takes no content")
+        return cls(tag)
+
+
+def read_unit_or_tagged(raw: Any, allowed: Iterable[str], *, context: str, path: str) -> tuple[str, Any]:
+    """An externally tagged enum value: ``"unit"`` or ``{"variant": content}``."""
+    return read_tagged(raw, allowed, context=context, path=path)
+
+
+def read_struct_variant(
+    content: Any, fields: Iterable[str], *, variant: str, context: str, path: str
+) -> dict[str, Any]:
+    """The object of a struct variant; unknown keys are ignored (no deny_unknown_fields on enums)."""
+    if not isinstance(content, dict):
+        raise Serialization(context, f"{path}.{variant}: struct variant must be a JSON object")
+    for name in fields:
+        if name not in content:
+            raise Serialization(context, f"{path}.{variant}: missing field `{name}`")
+    return content
+
+
+def identity_set_to_wire(values: Iterable[Identity]) -> list[str]:
+    """A ``BTreeSet`` of identities: ascending, unique."""
+    return [v.value for v in sorted(set(values))]
+
+
+def identity_set_from_wire(raw: Any, cls: type[IdT], *, context: str, path: str) -> frozenset[IdT]:
+    """A ``BTreeSet`` of identities: any order, duplicates collapse."""
+    items = read_list(raw, context=context, path=path)
+    return frozenset(cls.from_wire(item, context=context) for item in items)
+
+
+def decode_list(raw: Any, item: Callable[[Any, str], T], *, context: str, path: str) -> list[T]:
+    """A ``Vec`` decoded item by item with indexed paths."""
+    items = read_list(raw, context=context, path=path)
+    return [item(value, f"{path}[{index}]") for index, value in enumerate(items)]

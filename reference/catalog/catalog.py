@@ -1,0 +1,364 @@
+"""``CapabilityCatalog`` (spec 03 §11): the device, its operations, providers, engines and materializers.
+
+``CapabilityCatalog(device, operations, providers, engine_providers)`` is the
+seed's ``new``: duplicate operation or engine ids are refused, the
+materializer map defaults to identity-only, then ``from_maps`` runs steps a-i
+of §11.2 in order (first failure wins). The fingerprint is sha256 of the
+struct-order JSON of the whole catalog.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Final
+
+from reference.canonical import direct_fingerprint
+from reference.catalog._common import invalid
+from reference.catalog.device import DeviceDescriptor
+from reference.catalog.engine import EngineProviderDescriptor
+from reference.catalog.operation import OperationDescriptor
+from reference.catalog.oracle_graph import validate_reference_oracles
+from reference.catalog.provider import OperationProviderDescriptor, sorted_providers
+from reference.catalog.weight_materializer import (
+    WeightMaterializerDescriptor,
+    identity_materializer_map,
+    validate_weight_materializer_descriptors,
+)
+from reference.errors import IncompatibleOperationVersion, Serialization, UnsupportedOperation
+from reference.ids import NodeId, OperationId, ProviderId, WeightMaterializerId
+from reference.versions import ContractVersion
+from reference.wire import WireObject, decode_with
+
+if TYPE_CHECKING:
+    from reference.catalog.compatibility import ProviderCompatibilityReport, ProviderCompatibilityRequest
+
+__all__ = [
+    "MAX_ENGINE_PROVIDER_ROWS",
+    "MAX_OPERATION_CATALOG_ROWS",
+    "MAX_OPERATION_PROVIDER_ROWS",
+    "CapabilityCatalog",
+]
+
+MAX_OPERATION_CATALOG_ROWS: Final = 4096
+MAX_OPERATION_PROVIDER_ROWS: Final = 16384
+MAX_ENGINE_PROVIDER_ROWS: Final = 4096
+_USIZE_MAX: Final = 2**64 - 1
+
+
+@dataclass(frozen=True, slots=True, init=False, eq=False)
+class CapabilityCatalog:
+    """Validated, immutable catalog. Maps are key-sorted; provider lists sorted by (id, version)."""
+
+    device: DeviceDescriptor
+    operations: Mapping[OperationId, OperationDescriptor]
+    providers: Mapping[OperationId, tuple[OperationProviderDescriptor, ...]]
+    engine_providers: Mapping[ProviderId, EngineProviderDescriptor]
+    weight_materializers: Mapping[WeightMaterializerId, WeightMaterializerDescriptor]
+
+    def __init__(
+        self,
+        device: DeviceDescriptor,
+        operations: Sequence[OperationDescriptor],
+        providers: Mapping[OperationId, Sequence[OperationProviderDescriptor]],
+        engine_providers: Sequence[EngineProviderDescriptor],
+    ) -> None:
+        """``CapabilityCatalog::new``: steps 1-4 of §11.2."""
+        operation_map: dict[OperationId, OperationDescriptor] = {}
+        for operation in operations:
+            if operation.id in operation_map:
+                raise invalid(f"duplicate operation `{operation.id}` in capability catalog")
+            operation_map[operation.id] = operation
+        engine_map: dict[ProviderId, EngineProviderDescriptor] = {}
+        for engine in engine_providers:
+            if engine.provider_id in engine_map:
+                raise invalid(f"duplicate engine provider `{engine.provider_id}` in capability catalog")
+            engine_map[engine.provider_id] = engine
+        self._assign(device, operation_map, providers, engine_map, identity_materializer_map())
+
+    @classmethod
+    def from_maps(
+        cls,
+        device: DeviceDescriptor,
+        operations: Mapping[OperationId, OperationDescriptor],
+        providers: Mapping[OperationId, Sequence[OperationProviderDescriptor]],
+        engine_providers: Mapping[ProviderId, EngineProviderDescriptor],
+        weight_materializers: Mapping[WeightMaterializerId, WeightMaterializerDescriptor] | None = None,
+    ) -> CapabilityCatalog:
+        """The wire path: caller-supplied maps go straight to steps a-i."""
+        catalog = object.__new__(cls)
+        materializers = identity_materializer_map() if weight_materializers is None else weight_materializers
+        catalog._assign(device, operations, providers, engine_providers, materializers)
+        return catalog
+
+    def _assign(
+        self,
+        device: DeviceDescriptor,
+        operations: Mapping[OperationId, OperationDescriptor],
+        providers: Mapping[OperationId, Sequence[OperationProviderDescriptor]],
+        engines: Mapping[ProviderId, EngineProviderDescriptor],
+        materializers: Mapping[WeightMaterializerId, WeightMaterializerDescriptor],
+    ) -> None:
+        sorted_lists = _from_maps(device, operations, providers, engines, materializers)
+        object.__setattr__(self, "device", device)
+        object.__setattr__(self, "operations", MappingProxyType(dict(sorted(operations.items()))))
+        object.__setattr__(self, "providers", MappingProxyType(sorted_lists))
+        object.__setattr__(self, "engine_providers", MappingProxyType(dict(sorted(engines.items()))))
+        object.__setattr__(self, "weight_materializers", MappingProxyType(dict(sorted(materializers.items()))))
+
+    # ------------------------------------------------------------------ equality and hashing
+
+    def _key(self) -> tuple[Any, ...]:
+        return (
+            self.device,
+            tuple(self.operations.items()),
+            tuple(self.providers.items()),
+            tuple(self.engine_providers.items()),
+            tuple(self.weight_materializers.items()),
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CapabilityCatalog) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self.fingerprint())
+
+    # ------------------------------------------------------------------ lookups
+
+    def _unsupported(self, operation_id: OperationId, reason: str) -> UnsupportedOperation:
+        return UnsupportedOperation(
+            node_id=None, operation_id=operation_id.value, device_id=self.device.id.value, reason=reason
+        )
+
+    def operation(self, operation_id: OperationId) -> OperationDescriptor:
+        """Absent -> ``UnsupportedOperation{node_id: None}``."""
+        found = self.operations.get(operation_id)
+        if found is None:
+            raise self._unsupported(operation_id, "operation is not registered in the capability catalog")
+        return found
+
+    def providers_for(self, operation_id: OperationId) -> tuple[OperationProviderDescriptor, ...]:
+        """Absent -> ``UnsupportedOperation{node_id: None}``."""
+        found = self.providers.get(operation_id)
+        if found is None:
+            raise self._unsupported(operation_id, "operation has no providers in the capability catalog")
+        return found
+
+    def operation_for_node(self, node_id: NodeId, operation_id: OperationId) -> OperationDescriptor:
+        """``operation`` with a node-less error rewritten to carry ``node_id``."""
+        try:
+            return self.operation(operation_id)
+        except (UnsupportedOperation, IncompatibleOperationVersion) as exc:
+            raise with_node(exc, node_id) from None
+
+    def providers_for_node(self, node_id: NodeId, operation_id: OperationId) -> tuple[OperationProviderDescriptor, ...]:
+        try:
+            return self.providers_for(operation_id)
+        except (UnsupportedOperation, IncompatibleOperationVersion) as exc:
+            raise with_node(exc, node_id) from None
+
+    def engine_provider(self, provider_id: ProviderId, required_version: ContractVersion) -> EngineProviderDescriptor:
+        """Absent or not satisfying ``required_version`` -> ``InvalidExecutionPlan``."""
+        engine = self.engine_providers.get(provider_id)
+        if engine is None:
+            raise invalid(f"engine provider `{provider_id}` is not registered")
+        if not engine.contract_version.satisfies(required_version):
+            raise invalid(f"engine provider `{provider_id}` does not satisfy version {required_version}")
+        return engine
+
+    def weight_materializer(self, materializer_id: WeightMaterializerId) -> WeightMaterializerDescriptor:
+        found = self.weight_materializers.get(materializer_id)
+        if found is None:
+            raise invalid(f"weight materializer `{materializer_id}` is not registered in the capability catalog")
+        return found
+
+    def with_weight_materializer_descriptors(
+        self, descriptors: Mapping[WeightMaterializerId, WeightMaterializerDescriptor]
+    ) -> CapabilityCatalog:
+        """Validate ``descriptors`` against the device and REPLACE the whole map (no merge)."""
+        validate_weight_materializer_descriptors(self.device, descriptors)
+        out = object.__new__(type(self))
+        for name in ("device", "operations", "providers", "engine_providers"):
+            object.__setattr__(out, name, getattr(self, name))
+        object.__setattr__(out, "weight_materializers", MappingProxyType(dict(sorted(descriptors.items()))))
+        return out
+
+    def provider_compatibility(self, request: ProviderCompatibilityRequest) -> ProviderCompatibilityReport:
+        """The catalog half of resolution (§11.4)."""
+        from reference.catalog.compatibility import provider_compatibility
+
+        return provider_compatibility(self, request)
+
+    # ------------------------------------------------------------------ documents, wire and fingerprint
+
+    @classmethod
+    def from_document(cls, doc: Any) -> CapabilityCatalog:
+        """The declarative (constructor-shaped) JSON document; see ``reference.catalog.documents``."""
+        from reference.catalog.documents import catalog_from_document
+
+        return catalog_from_document(doc)
+
+    def to_document(self) -> dict[str, Any]:
+        from reference.catalog.documents import catalog_to_document
+
+        return catalog_to_document(self)
+
+    def to_wire(self) -> dict[str, Any]:
+        """Struct order: device, operations, providers, engine_providers, weight_materializers."""
+        return {
+            "device": self.device.to_wire(),
+            "operations": {k.value: v.to_wire() for k, v in self.operations.items()},
+            "providers": {k.value: [p.to_wire() for p in v] for k, v in self.providers.items()},
+            "engine_providers": {k.value: v.to_wire() for k, v in self.engine_providers.items()},
+            "weight_materializers": {k.value: v.to_wire() for k, v in self.weight_materializers.items()},
+        }
+
+    def fingerprint(self) -> str:
+        """sha256 of the struct-order compact JSON of the whole catalog."""
+        return direct_fingerprint(self.to_wire(), context="serialize capability catalog")
+
+    @classmethod
+    def from_wire(cls, raw: Any, *, context: str = "decode capability catalog", path: str = "$") -> CapabilityCatalog:
+        """deny_unknown_fields; a missing ``weight_materializers`` means identity-only; then ``from_maps``."""
+        fields = ("device", "operations", "providers", "engine_providers", "weight_materializers")
+        defaulted = isinstance(raw, dict) and "weight_materializers" not in raw
+        if defaulted:
+            raw = {**raw, "weight_materializers": {}}
+        obj = WireObject(raw, fields, type_name="CapabilityCatalog", context=context, path=path)
+        device = DeviceDescriptor.from_wire(obj.raw("device"), context=context, path=obj.at("device"))
+        operations = {
+            OperationId.from_wire(k, context=context): OperationDescriptor.from_wire(
+                v, context=context, path=f"{obj.at('operations')}.{k}"
+            )
+            for k, v in _object(obj, "operations").items()
+        }
+        providers: dict[OperationId, list[OperationProviderDescriptor]] = {}
+        for key, items in _object(obj, "providers").items():
+            at = f"{obj.at('providers')}.{key}"
+            if not isinstance(items, list):
+                raise Serialization(context, f"{at}: expected an array")
+            providers[OperationId.from_wire(key, context=context)] = [
+                OperationProviderDescriptor.from_wire(item, context=context, path=f"{at}[{i}]")
+                for i, item in enumerate(items)
+            ]
+        engines = {
+            ProviderId.from_wire(k, context=context): EngineProviderDescriptor.from_wire(
+                v, context=context, path=f"{obj.at('engine_providers')}.{k}"
+            )
+            for k, v in _object(obj, "engine_providers").items()
+        }
+        materializers: dict[WeightMaterializerId, WeightMaterializerDescriptor] | None = None
+        if not defaulted:
+            materializers = {
+                WeightMaterializerId.from_wire(k, context=context): WeightMaterializerDescriptor.from_wire(
+                    v, context=context, path=f"{obj.at('weight_materializers')}.{k}"
+                )
+                for k, v in _object(obj, "weight_materializers").items()
+            }
+        return decode_with(
+            lambda: cls.from_maps(device, operations, providers, engines, materializers), context=context, path=path
+        )
+
+
+def _object(obj: WireObject, name: str) -> dict[str, Any]:
+    value = obj.raw(name)
+    if not isinstance(value, dict):
+        raise Serialization(obj.context, f"{obj.at(name)}: expected a JSON object")
+    return value
+
+
+def with_node(
+    exc: UnsupportedOperation | IncompatibleOperationVersion, node_id: NodeId
+) -> UnsupportedOperation | IncompatibleOperationVersion:
+    """Rewrite a node-less error to carry ``node_id``; errors that already name a node pass through."""
+    if exc.node_id is not None:
+        return exc
+    values = exc.field_values()
+    values["node_id"] = node_id.value
+    return type(exc)(**values)
+
+
+def _from_maps(
+    device: DeviceDescriptor,
+    operations: Mapping[OperationId, OperationDescriptor],
+    providers: Mapping[OperationId, Sequence[OperationProviderDescriptor]],
+    engines: Mapping[ProviderId, EngineProviderDescriptor],
+    materializers: Mapping[WeightMaterializerId, WeightMaterializerDescriptor],
+) -> dict[OperationId, tuple[OperationProviderDescriptor, ...]]:
+    """Steps a-i of §11.2; returns the sorted provider lists."""
+    device.validate()  # a
+    validate_weight_materializer_descriptors(device, materializers)  # b
+    provider_rows = 0  # c
+    for entries in providers.values():
+        provider_rows += len(entries)
+        if provider_rows > _USIZE_MAX:
+            raise invalid("operation provider row count overflows")
+    if (  # d
+        not operations
+        or not providers
+        or not engines
+        or len(operations) > MAX_OPERATION_CATALOG_ROWS
+        or provider_rows > MAX_OPERATION_PROVIDER_ROWS
+        or len(engines) > MAX_ENGINE_PROVIDER_ROWS
+    ):
+        raise invalid("capability catalog is empty or exceeds its row limits")
+    if set(operations) != set(providers):  # e
+        raise invalid("capability catalog operations and provider entries differ")
+    device_id = device.id.value
+
+    def unsupported(operation_id: OperationId, reason: str) -> UnsupportedOperation:
+        return UnsupportedOperation(node_id=None, operation_id=operation_id.value, device_id=device_id, reason=reason)
+
+    for operation_id in sorted(operations):  # f
+        operation = operations[operation_id]
+        if operation.id != operation_id:
+            raise invalid(f"operation key `{operation_id}` does not match descriptor `{operation.id}`")
+        operation.validate()
+        if not operation.provider.required_capabilities <= device.capabilities:
+            raise unsupported(operation_id, "device lacks capabilities the operation requires")
+    validate_reference_oracles(operations)  # g
+    sorted_lists: dict[OperationId, tuple[OperationProviderDescriptor, ...]] = {}
+    for operation_id in sorted(providers):  # h
+        entries = providers[operation_id]
+        if not entries:
+            raise unsupported(operation_id, "operation has no providers")
+        operation = operations[operation_id]
+        fingerprint = operation.fingerprint()
+        for entry in entries:
+            if entry.operation_id != operation_id or entry.operation_fingerprint != fingerprint:
+                raise unsupported(
+                    operation_id, f"provider `{entry.provider_id}` does not match the operation fingerprint"
+                )
+            if entry.device_id != device.id:
+                raise unsupported(operation_id, f"provider `{entry.provider_id}` targets another device")
+            if not (
+                entry.version.satisfies(operation.version)
+                and entry.version.satisfies(operation.provider.minimum_version)
+            ):
+                raise unsupported(operation_id, f"provider `{entry.provider_id}` has an incompatible version")
+            if not (
+                entry.capabilities <= device.capabilities
+                and operation.provider.required_capabilities <= entry.capabilities
+            ):
+                raise unsupported(operation_id, f"provider `{entry.provider_id}` has incompatible capabilities")
+        ordered = tuple(sorted_providers(entries))
+        for previous, current in itertools.pairwise(ordered):
+            if previous.provider_id == current.provider_id:
+                raise unsupported(operation_id, f"provider `{current.provider_id}` is listed twice")
+        sorted_lists[operation_id] = ordered
+    for provider_id in sorted(engines):  # i
+        engine = engines[provider_id]
+        if engine.provider_id != provider_id:
+            raise invalid(f"engine key `{provider_id}` does not match descriptor `{engine.provider_id}`")
+        if engine.device_id != device.id:
+            raise invalid(f"engine provider `{provider_id}` targets another device")
+        if not engine.capabilities <= device.capabilities:
+            raise invalid(f"engine provider `{provider_id}` claims capabilities beyond the device")
+    return sorted_lists
+
+
+def catalog_operations(catalog: CapabilityCatalog) -> Iterable[OperationDescriptor]:
+    """The catalog's operations in ascending id order."""
+    return catalog.operations.values()

@@ -1,0 +1,175 @@
+"""``OperationDescriptor`` (spec 03 §5): one operation's versioned contract.
+
+Constructing or decoding a descriptor does not validate it (public fields,
+derived serde, unknown top-level keys ignored); ``validate()`` runs the §5.3
+checks and ``fingerprint()`` = sha256 of the struct-order (direct) JSON bytes
+after ``validate()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from reference.canonical import direct_fingerprint
+from reference.catalog._common import (
+    OrderedEnum,
+    identity_set_from_wire,
+    identity_set_to_wire,
+    invalid,
+    is_power_of_two,
+)
+from reference.catalog.attributes import AttributeSchema
+from reference.catalog.element_type import ElementType
+from reference.catalog.oracle import OracleSpec
+from reference.catalog.resources import ResourceRequirements
+from reference.catalog.tensor_contract import NoAlias, TensorAccess, TensorContract
+from reference.ids import AttributeId, CapabilityId, OperationId
+from reference.model.semantic_value import SemanticValue
+from reference.versions import ContractVersion
+from reference.wire import WireObject
+
+__all__ = ["OperationDescriptor", "ProfilePhase", "ProviderRequirement"]
+
+
+class ProfilePhase(OrderedEnum):
+    """``load`` | ``prepare`` | ``forward`` | ``prefill`` | ``decode`` | ``transfer`` | ``synchronize``."""
+
+    LOAD = "load"
+    PREPARE = "prepare"
+    FORWARD = "forward"
+    PREFILL = "prefill"
+    DECODE = "decode"
+    TRANSFER = "transfer"
+    SYNCHRONIZE = "synchronize"
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderRequirement:
+    """What every provider of the operation must offer; derived serde, unknown keys ignored."""
+
+    minimum_version: ContractVersion
+    required_capabilities: frozenset[CapabilityId]
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "minimum_version": self.minimum_version.to_wire(),
+            "required_capabilities": identity_set_to_wire(self.required_capabilities),
+        }
+
+    @classmethod
+    def from_wire(
+        cls, raw: Any, *, context: str = "decode provider requirement", path: str = "$"
+    ) -> ProviderRequirement:
+        fields = ("minimum_version", "required_capabilities")
+        obj = WireObject(raw, fields, type_name="ProviderRequirement", context=context, path=path, lenient=True)
+        return cls(
+            ContractVersion.from_wire(obj.raw("minimum_version"), context=context),
+            identity_set_from_wire(
+                obj.raw("required_capabilities"), CapabilityId, context=context, path=obj.at("required_capabilities")
+            ),
+        )
+
+
+_FIELDS = ("id", "version", "inputs", "outputs", "attributes", "resources", "oracle", "provider", "profile_phase")
+
+
+@dataclass(frozen=True, slots=True)
+class OperationDescriptor:
+    """Public-field struct; nothing is validated until ``validate``/``fingerprint``/a catalog."""
+
+    id: OperationId
+    version: ContractVersion
+    inputs: tuple[TensorContract, ...]
+    outputs: tuple[TensorContract, ...]
+    attributes: AttributeSchema
+    resources: ResourceRequirements
+    oracle: OracleSpec
+    provider: ProviderRequirement
+    profile_phase: ProfilePhase
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "inputs", tuple(self.inputs))
+        object.__setattr__(self, "outputs", tuple(self.outputs))
+
+    def validate(self) -> None:
+        """§5.3 in order; the first failure raises ``InvalidExecutionPlan``."""
+        oid = self.id.value
+        if self.version.major == 0:
+            raise invalid(f"operation `{oid}` has an unstable zero major version")
+        if not self.outputs:
+            raise invalid(f"operation `{oid}` has no outputs")
+        for index, contract in enumerate(self.inputs):
+            contract.validate(f"operation.{oid}.inputs[{index}]")
+            if contract.access not in (TensorAccess.READ, TensorAccess.READ_WRITE) or not isinstance(
+                contract.alias, NoAlias
+            ):
+                raise invalid(f"operation `{oid}` input {index} has invalid access or alias semantics")
+        for index, contract in enumerate(self.outputs):
+            contract.validate(f"operation.{oid}.outputs[{index}]")
+            if contract.access not in (TensorAccess.WRITE, TensorAccess.READ_WRITE):
+                raise invalid(f"operation `{oid}` output {index} is not writable")
+            target = contract.alias.tensor_index
+            if target is not None and target >= len(self.inputs):
+                raise invalid(f"operation `{oid}` output {index} aliases no input")
+        if not is_power_of_two(self.resources.minimum_value_alignment_bytes):
+            raise invalid(f"operation `{oid}` has invalid resource requirements")
+        tolerance = self.oracle.tolerance
+        if tolerance is not None:
+            if tolerance.numerator < 0:
+                raise invalid(f"operation `{oid}` has a negative oracle tolerance")
+            if any(ElementType.BOOL in out.element_types for out in self.outputs):
+                raise invalid(f"operation `{oid}` applies numeric oracle tolerance to a possible boolean output")
+        if self.provider.minimum_version.major == 0:
+            raise invalid(f"operation `{oid}` has a zero provider major version")
+        if self.provider.minimum_version.major != self.version.major:
+            raise invalid(f"operation `{oid}` version and provider minimum version have incompatible majors")
+
+    def fingerprint(self) -> str:
+        """``validate()`` then sha256 of the struct-order compact JSON."""
+        self.validate()
+        return direct_fingerprint(self.to_wire(), context="serialize operation descriptor")
+
+    def validate_attributes(self, values: Mapping[AttributeId, SemanticValue]) -> None:
+        """``attributes.validate_values(values, "operation.<id>.attributes")``."""
+        self.attributes.validate_values(values, f"operation.{self.id.value}.attributes")
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "id": self.id.value,
+            "version": self.version.to_wire(),
+            "inputs": [c.to_wire() for c in self.inputs],
+            "outputs": [c.to_wire() for c in self.outputs],
+            "attributes": self.attributes.to_wire(),
+            "resources": self.resources.to_wire(),
+            "oracle": self.oracle.to_wire(),
+            "provider": self.provider.to_wire(),
+            "profile_phase": self.profile_phase.to_wire(),
+        }
+
+    @classmethod
+    def from_wire(
+        cls, raw: Any, *, context: str = "decode operation descriptor", path: str = "$"
+    ) -> OperationDescriptor:
+        """Derived decode: unknown top-level keys are ignored and ``validate`` is NOT run."""
+        obj = WireObject(raw, _FIELDS, type_name="OperationDescriptor", context=context, path=path, lenient=True)
+        return cls(
+            id=obj.identity("id", OperationId),
+            version=ContractVersion.from_wire(obj.raw("version"), context=context),
+            inputs=tuple(
+                TensorContract.from_wire(c, context=context, path=f"{obj.at('inputs')}[{i}]")
+                for i, c in enumerate(obj.array("inputs"))
+            ),
+            outputs=tuple(
+                TensorContract.from_wire(c, context=context, path=f"{obj.at('outputs')}[{i}]")
+                for i, c in enumerate(obj.array("outputs"))
+            ),
+            attributes=AttributeSchema.from_wire(obj.raw("attributes"), context=context, path=obj.at("attributes")),
+            resources=ResourceRequirements.from_wire(obj.raw("resources"), context=context, path=obj.at("resources")),
+            oracle=OracleSpec.from_wire(obj.raw("oracle"), context=context, path=obj.at("oracle")),
+            provider=ProviderRequirement.from_wire(obj.raw("provider"), context=context, path=obj.at("provider")),
+            profile_phase=ProfilePhase.from_wire(
+                obj.raw("profile_phase"), context=context, path=obj.at("profile_phase")
+            ),
+        )

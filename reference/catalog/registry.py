@@ -1,0 +1,200 @@
+"""Operation contracts, resource estimators and ``OperationRuntimeRegistry`` (spec 03 §12).
+
+``OperationRuntimeRegistry(contracts, providers)`` checks, first failure wins
+(all ``InvalidExecutionPlan``): non-empty lists; each contract's descriptor
+validates and ids are unique; each provider has a contract, the contract's
+fingerprint, and a globally unique provider id. It then mints a process-local
+authority token (monotonic from 1) that never reaches a wire or a hash.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, Protocol, runtime_checkable
+
+from reference.catalog._common import invalid
+from reference.catalog.catalog import CapabilityCatalog
+from reference.catalog.device import DeviceDescriptor
+from reference.catalog.engine import EngineProviderDescriptor
+from reference.catalog.operation import OperationDescriptor
+from reference.catalog.provider import OperationProviderDescriptor
+from reference.catalog.tensor_contract import TensorContract
+from reference.ids import OperationId, ProviderId
+from reference.wire import U64_MAX
+
+__all__ = [
+    "DeclaredOperationContract",
+    "OperationContract",
+    "OperationPlanningHandle",
+    "OperationResourceEstimator",
+    "OperationRuntimeRegistry",
+    "PlanningAuthority",
+]
+
+
+@runtime_checkable
+class OperationContract(Protocol):
+    """The typed signature of one operation."""
+
+    def descriptor(self) -> OperationDescriptor: ...
+
+    def validate_signature(self, inputs: Sequence[TensorContract], outputs: Sequence[TensorContract]) -> None:
+        """Raise a ``VNextError`` (``InvalidExecutionPlan``) to refuse the signature."""
+        ...
+
+
+@runtime_checkable
+class OperationResourceEstimator(Protocol):
+    """A provider's estimator; request/estimate types belong to spec 04."""
+
+    def descriptor(self) -> OperationProviderDescriptor: ...
+
+    def estimate_resources(self, request: Any) -> Any: ...
+
+
+@dataclass(eq=False)
+class DeclaredOperationContract:
+    """The seed's ``TestOperationContract``: counts calls, refuses when told to or when slices differ."""
+
+    operation: OperationDescriptor
+    reject_signature: bool = False
+    calls: int = field(default=0)
+
+    def descriptor(self) -> OperationDescriptor:
+        return self.operation
+
+    def validate_signature(self, inputs: Sequence[TensorContract], outputs: Sequence[TensorContract]) -> None:
+        self.calls += 1
+        if self.reject_signature or tuple(inputs) != self.operation.inputs or tuple(outputs) != self.operation.outputs:
+            raise invalid("typed operation signature rejected")
+
+
+@dataclass(frozen=True, slots=True)
+class PlanningAuthority:
+    """A process-local registry token (u64 >= 1). Never serialized, never hashed."""
+
+    token: int
+
+
+_TOKENS = itertools.count(1)
+_TOKEN_LOCK: Final = threading.Lock()
+
+
+def _mint_authority() -> PlanningAuthority:
+    with _TOKEN_LOCK:
+        token = next(_TOKENS)
+    if token > U64_MAX:
+        raise invalid("operation planning authority tokens are exhausted")
+    return PlanningAuthority(token)
+
+
+class OperationRuntimeRegistry:
+    """Registered contracts (one per operation) and providers (globally unique ids)."""
+
+    __slots__ = ("_authority", "_contracts", "_providers")
+
+    def __init__(self, contracts: Sequence[OperationContract], providers: Sequence[OperationResourceEstimator]) -> None:
+        if not contracts or not providers:
+            raise invalid("operation runtime registry needs at least one contract and one provider")
+        by_operation: dict[OperationId, OperationContract] = {}
+        for contract in contracts:
+            descriptor = contract.descriptor()
+            descriptor.validate()
+            if descriptor.id in by_operation:
+                raise invalid(f"duplicate operation contract `{descriptor.id}`")
+            by_operation[descriptor.id] = contract
+        by_provider: dict[ProviderId, OperationResourceEstimator] = {}
+        for provider in providers:
+            descriptor_p = provider.descriptor()
+            owner = by_operation.get(descriptor_p.operation_id)
+            if owner is None:
+                raise invalid(
+                    f"provider `{descriptor_p.provider_id}` has no operation contract `{descriptor_p.operation_id}`"
+                )
+            if descriptor_p.operation_fingerprint != owner.descriptor().fingerprint():
+                raise invalid(
+                    f"provider `{descriptor_p.provider_id}` does not match its operation contract fingerprint"
+                )
+            if descriptor_p.provider_id in by_provider:
+                raise invalid(f"duplicate operation provider `{descriptor_p.provider_id}`")
+            by_provider[descriptor_p.provider_id] = provider
+        self._contracts: Mapping[OperationId, OperationContract] = dict(sorted(by_operation.items()))
+        self._providers: Mapping[ProviderId, OperationResourceEstimator] = dict(sorted(by_provider.items()))
+        self._authority = _mint_authority()
+
+    @property
+    def authority(self) -> PlanningAuthority:
+        return self._authority
+
+    def contracts_for(self, operation_id: OperationId) -> list[OperationContract]:
+        """``[contract]`` or ``[]``."""
+        found = self._contracts.get(operation_id)
+        return [] if found is None else [found]
+
+    def estimators_for(self, provider_id: ProviderId) -> list[OperationResourceEstimator]:
+        """``[provider]`` or ``[]``."""
+        found = self._providers.get(provider_id)
+        return [] if found is None else [found]
+
+    def provider_ids(self) -> list[ProviderId]:
+        return list(self._providers)
+
+    def capability_catalog(
+        self, device: DeviceDescriptor, engines: Sequence[EngineProviderDescriptor]
+    ) -> CapabilityCatalog:
+        """Operations in id order; every contract gets a (possibly empty) provider list; then the catalog."""
+        operations = [c.descriptor() for c in self._contracts.values()]
+        providers: dict[OperationId, list[OperationProviderDescriptor]] = {op.id: [] for op in operations}
+        for provider in self._providers.values():
+            providers[provider.descriptor().operation_id].append(provider.descriptor())
+        return CapabilityCatalog(device, operations, providers, engines)
+
+    def planning(self) -> OperationPlanningHandle:
+        return OperationPlanningHandle(self, self._authority)
+
+    def bind(
+        self,
+        plan_authority: PlanningAuthority | None,
+        provider_id: ProviderId,
+        resolved_descriptor: OperationProviderDescriptor,
+        provider_implementation_fingerprint: str,
+    ) -> OperationResourceEstimator:
+        """Bind one plan node's selected provider; every mismatch is ``InvalidExecutionPlan``."""
+        if plan_authority != self._authority:
+            raise invalid("plan was not resolved by this operation runtime registry")
+        provider = self._providers.get(provider_id)
+        if provider is None:
+            raise invalid(f"selected provider `{provider_id}` is not registered")
+        registered = provider.descriptor()
+        if registered != resolved_descriptor or registered.provider_id != provider_id:
+            raise invalid(f"selected provider `{provider_id}` differs from the resolved catalog descriptor")
+        if registered.provider_implementation_fingerprint != provider_implementation_fingerprint:
+            raise invalid(f"selected provider `{provider_id}` implementation fingerprint differs from the plan")
+        return provider
+
+    def bind_plan(
+        self,
+        plan_authority: PlanningAuthority | None,
+        selections: Sequence[tuple[ProviderId, OperationProviderDescriptor, str]],
+    ) -> list[OperationResourceEstimator]:
+        """``bind`` for every node; a plan with no nodes is refused."""
+        if not selections:
+            raise invalid("cannot bind a plan with no nodes")
+        return [self.bind(plan_authority, *selection) for selection in selections]
+
+
+@dataclass(frozen=True, slots=True)
+class OperationPlanningHandle:
+    """A registry view plus its authority token; resolution accepts only this."""
+
+    registry: OperationRuntimeRegistry
+    authority: PlanningAuthority
+
+    def contracts_for(self, operation_id: OperationId) -> list[OperationContract]:
+        return self.registry.contracts_for(operation_id)
+
+    def estimators_for(self, provider_id: ProviderId) -> list[OperationResourceEstimator]:
+        return self.registry.estimators_for(provider_id)

@@ -1,0 +1,413 @@
+"""The physical layout validator of ``WeightSchema.validate`` step 4b (spec 02 §8.7).
+
+Every failure is ``InvalidModelConfig{field="weight_schema.tensors.<id>.physical_layout"}``.
+A component may be bound at most once across the whole schema (``referenced``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import NoReturn
+
+import numpy as np
+
+from reference.errors import InvalidModelConfig
+from reference.ids import WeightId
+from reference.model.arith import ceil_div, checked_add, checked_mul, checked_product, round_up
+from reference.model.element import FLOAT_TYPES, INDEX_TYPES, NARROW_INDEX_TYPES, ElementType
+from reference.model.weight_encoding import (
+    BlockQuantized,
+    Quantized,
+    WeightComponentRole,
+    WeightComponentSpec,
+    dense_element_type,
+)
+from reference.model.weight_layout import (
+    MAX_PHYSICAL_WEIGHT_LAYOUT_DEPTH,
+    MAX_PHYSICAL_WEIGHT_LAYOUT_NODES,
+    AxisReshapePermutationLayout,
+    AxisWeightComponent,
+    BlockQuantizedLayout,
+    CompositeLayout,
+    ContiguousStorage,
+    DenseLayout,
+    IndexedLayout,
+    PhysicalStorageLayout,
+    PhysicalWeightComponentBinding,
+    PhysicalWeightLayout,
+    PhysicalWeightPadding,
+    QuantizedBlockGridLayout,
+    QuantizedLayout,
+    StoredLayout,
+    StridedStorage,
+    TiledStorage,
+)
+
+__all__ = ["LayoutValidator", "storage_span"]
+
+Shape = tuple[int, ...]
+
+
+def storage_span(dims: Shape, strides: Shape, base: int) -> int | None:
+    """Extent in storage units of a strided walk, or None on aliasing/overlap/overflow/malformed input."""
+    if not dims or len(strides) != len(dims) or 0 in dims or 0 in strides or base == 0:
+        return None
+    pairs = sorted(((e, t) for e, t in zip(dims, strides, strict=True) if e > 1), key=lambda pair: pair[1])
+    span = base
+    for extent, stride in pairs:
+        if stride < span:
+            return None
+        step = checked_mul(extent - 1, stride)
+        total = None if step is None else checked_add(span, step)
+        if total is None:
+            return None
+        span = total
+    return span
+
+
+def _shape_ok(shape: Shape) -> bool:
+    return bool(shape) and 0 not in shape and checked_product(shape) is not None
+
+
+class LayoutValidator:
+    """Validates one tensor's layout tree; ``referenced`` is shared by all tensors of the schema."""
+
+    def __init__(
+        self,
+        family_id: str,
+        tensor_id: WeightId,
+        components: Mapping[WeightId, WeightComponentSpec],
+        referenced: set[WeightId],
+    ) -> None:
+        self.family_id = family_id
+        self.field = f"weight_schema.tensors.{tensor_id}.physical_layout"
+        self.components = components
+        self.referenced = referenced
+        self.counter = 0
+
+    def fail(self, reason: str) -> NoReturn:
+        raise InvalidModelConfig(family_id=self.family_id, field=self.field, reason=reason)
+
+    def visit(self, depth: int) -> None:
+        if depth > MAX_PHYSICAL_WEIGHT_LAYOUT_DEPTH:
+            self.fail(f"physical weight layout exceeds maximum depth {MAX_PHYSICAL_WEIGHT_LAYOUT_DEPTH}")
+        self.counter += 1
+        if self.counter > MAX_PHYSICAL_WEIGHT_LAYOUT_NODES:
+            self.fail(f"physical weight layout exceeds maximum nodes {MAX_PHYSICAL_WEIGHT_LAYOUT_NODES}")
+
+    # ------------------------------------------------------------------ geometry helpers
+
+    def resolve_padding(self, shape: Shape, padding: PhysicalWeightPadding) -> Shape:
+        padded = padding.padded_dimensions
+        if padded is None:
+            return shape
+        if (
+            len(padded) != len(shape)
+            or 0 in padded
+            or any(p < s for p, s in zip(padded, shape, strict=True))
+            or padded == shape
+            or checked_product(padded) is None
+        ):
+            self.fail("zero-fill padding must strictly enlarge the logical shape without shrinking any axis")
+        return padded
+
+    def grouped(self, shape: Shape, padding: PhysicalWeightPadding, axis: int, group: int) -> Shape:
+        rounded = round_up(shape[axis], group)
+        if rounded is None:
+            self.fail("group padding is not computable")
+        padded = padding.padded_dimensions
+        if padded is None:
+            if rounded != shape[axis]:
+                self.fail("exact grouping needs the axis to be a multiple of the group")
+            return shape
+        if rounded == shape[axis]:
+            self.fail("zero-fill group padding must enlarge the grouped axis")
+        if len(padded) != len(shape):
+            self.fail("zero-fill group padding rank mismatch")
+        for index, (p, s) in enumerate(zip(padded, shape, strict=True)):
+            expected = rounded if index == axis else s
+            if p != expected:
+                self.fail("zero-fill group padding must be the unique minimal group padding")
+        if checked_product(padded) is None:
+            self.fail("zero-fill group padding overflows u64")
+        return padded
+
+    def storage_check(self, component: WeightComponentSpec, shape: Shape, storage: PhysicalStorageLayout) -> None:
+        if not _shape_ok(shape):
+            self.fail("semantic shape must be non-empty, non-zero and within u64")
+        raw = checked_product(component.dimensions)
+        if raw is None:
+            self.fail("component element count overflows u64")
+        if isinstance(storage, ContiguousStorage):
+            if component.dimensions != self.resolve_padding(shape, storage.padding):
+                self.fail(f"component `{component.id}` dimensions do not match the contiguous shape")
+        elif isinstance(storage, StridedStorage):
+            padded = self.resolve_padding(shape, storage.padding)
+            if storage_span(padded, storage.strides_in_elements, 1) != raw:
+                self.fail(f"strided storage of `{component.id}` does not span exactly its raw elements")
+        else:
+            self.tiled_check(component, shape, storage, raw)
+
+    def tiled_check(self, component: WeightComponentSpec, shape: Shape, storage: TiledStorage, raw: int) -> None:
+        rank = len(shape)
+        tile = storage.tile_shape
+        if (
+            len(tile) != rank
+            or 0 in tile
+            or sorted(storage.axis_order) != list(range(rank))
+            or len(storage.tile_strides_in_elements) != rank
+        ):
+            self.fail("tiled storage needs rank-sized tile shape, axis order permutation and tile strides")
+        padded = self.resolve_padding(shape, storage.padding)
+        minimal: list[int] = []
+        for extent, size in zip(shape, tile, strict=True):
+            rounded = round_up(extent, size)
+            if rounded is None:
+                self.fail("tile padding is not computable")
+            minimal.append(rounded)
+        if storage.padding.padded_dimensions is None:
+            if tuple(minimal) != shape:
+                self.fail("exact tiled storage needs every axis to be a multiple of its tile")
+        elif padded != tuple(minimal):
+            self.fail("zero-fill tile padding must be the unique minimal tile padding")
+        grid = [p // t for p, t in zip(padded, tile, strict=True)]
+        physical_grid = tuple(grid[axis] for axis in storage.axis_order)
+        tile_elements = checked_product(tile)
+        if tile_elements is None:
+            self.fail("tile element count overflows u64")
+        if storage_span(physical_grid, storage.tile_strides_in_elements, tile_elements) != raw:
+            self.fail(f"tiled storage of `{component.id}` does not span exactly its raw elements")
+
+    # ------------------------------------------------------------------ bindings
+
+    def bind(
+        self, binding: PhysicalWeightComponentBinding, shape: Shape, role: WeightComponentRole, depth: int
+    ) -> WeightComponentSpec:
+        self.visit(depth)
+        component = self.components.get(binding.component_id)
+        if component is None:
+            self.fail(f"unknown component `{binding.component_id}`")
+        if component.role is not role:
+            self.fail(f"component `{component.id}` has role {component.role.value}, expected {role.value}")
+        self.storage_check(component, shape, binding.storage)
+        if component.id in self.referenced:
+            self.fail(f"component `{component.id}` is referenced more than once")
+        self.referenced.add(component.id)
+        return component
+
+    def bind_dtype(
+        self,
+        binding: PhysicalWeightComponentBinding,
+        shape: Shape,
+        role: WeightComponentRole,
+        depth: int,
+        allowed: frozenset[ElementType],
+    ) -> WeightComponentSpec:
+        component = self.bind(binding, shape, role, depth)
+        if dense_element_type(component.encoding) not in allowed:
+            self.fail(f"component `{component.id}` has the wrong element type for role {role.value}")
+        return component
+
+    def axis_component(
+        self,
+        axis_component: AxisWeightComponent,
+        shape: Shape,
+        expected_axis: int,
+        role: WeightComponentRole,
+        narrow: bool,
+        depth: int,
+    ) -> None:
+        if axis_component.axis != expected_axis:
+            self.fail(f"{role.value} component must index axis {expected_axis}")
+        allowed = NARROW_INDEX_TYPES if narrow else INDEX_TYPES
+        self.bind_dtype(axis_component.component, (shape[expected_axis],), role, depth, allowed)
+
+    # ------------------------------------------------------------------ the tree
+
+    def validate(self, layout: PhysicalWeightLayout, shape: Shape, dtype: ElementType, depth: int = 1) -> None:
+        self.visit(depth)
+        if not _shape_ok(shape):
+            self.fail("layout shape must be non-empty, non-zero and within u64")
+        rank = len(shape)
+        values = WeightComponentRole.VALUES
+        if isinstance(layout, DenseLayout | StoredLayout):
+            binding = (
+                PhysicalWeightComponentBinding(layout.component_id, ContiguousStorage())
+                if isinstance(layout, DenseLayout)
+                else layout.component
+            )
+            self.bind_dtype(binding, shape, values, depth, frozenset({dtype}))
+        elif isinstance(layout, CompositeLayout):
+            self.composite(layout, shape, dtype, depth)
+        elif isinstance(layout, QuantizedLayout):
+            self.quantized(layout, shape, dtype, depth)
+        elif isinstance(layout, QuantizedBlockGridLayout):
+            self.block_grid(layout, shape, dtype, depth)
+        elif isinstance(layout, BlockQuantizedLayout):
+            if dtype not in FLOAT_TYPES:
+                self.fail("block quantized tensors need a float logical type")
+            if layout.block_axis >= rank:
+                self.fail("block axis out of range")
+            component = self.components.get(layout.blocks.component_id)
+            if component is None or not isinstance(component.encoding, BlockQuantized):
+                self.fail("block quantized layout needs a block_quantized component")
+            per_block = component.encoding.spec.logical_values_per_block
+            padded = list(self.grouped(shape, layout.block_padding, layout.block_axis, per_block))
+            padded[layout.block_axis] //= per_block
+            self.bind(layout.blocks, tuple(padded), WeightComponentRole.PACKED_VALUES, depth)
+        elif isinstance(layout, AxisReshapePermutationLayout):
+            self.reshape_permutation(layout, shape, dtype, depth)
+        elif isinstance(layout, IndexedLayout):
+            axis = layout.indices.axis
+            if axis >= rank or layout.source_axis_extent == 0:
+                self.fail("indexed layout needs an in-range axis and a non-zero source extent")
+            self.axis_component(layout.indices, shape, axis, WeightComponentRole.INDICES, True, depth)
+            source = list(shape)
+            source[axis] = layout.source_axis_extent
+            self.validate(layout.values, tuple(source), dtype, depth + 1)
+        else:
+            axis = layout.expert_axis
+            if axis >= rank:
+                self.fail("expert axis out of range")
+            if not layout.experts or len(layout.experts) != shape[axis]:
+                self.fail("expert stack needs exactly one layout per expert")
+            expert_shape = shape[:axis] + shape[axis + 1 :]
+            if not expert_shape:
+                self.fail("expert stack needs a tensor of rank >= 2")
+            for expert in layout.experts:
+                self.validate(expert, expert_shape, dtype, depth + 1)
+
+    def composite(self, layout: CompositeLayout, shape: Shape, dtype: ElementType, depth: int) -> None:
+        parts = layout.parts
+        if not parts:
+            self.fail("composite layout needs at least one part")
+        rank = len(shape)
+        total = checked_product(shape)
+        assert total is not None
+        starts = np.zeros((len(parts), rank), dtype=np.uint64)
+        ends = np.zeros((len(parts), rank), dtype=np.uint64)
+        covered = 0
+        for index, part in enumerate(parts):
+            if len(part.logical_offsets) != rank or len(part.extents) != rank or 0 in part.extents:
+                self.fail(f"composite part {index} has a rank mismatch or a zero extent")
+            part_end: list[int] = []
+            for axis, (offset, extent) in enumerate(zip(part.logical_offsets, part.extents, strict=True)):
+                end = checked_add(offset, extent)
+                if end is None or end > shape[axis]:
+                    self.fail(f"composite part {index} is out of bounds")
+                part_end.append(end)
+            start_row = np.array(part.logical_offsets, dtype=np.uint64)
+            end_row = np.array(part_end, dtype=np.uint64)
+            if index and bool(np.any(np.all((start_row < ends[:index]) & (starts[:index] < end_row), axis=1))):
+                self.fail(f"composite part {index} overlaps an earlier part")
+            starts[index] = start_row
+            ends[index] = end_row
+            volume = checked_product(part.extents)
+            covered_next = None if volume is None else checked_add(covered, volume)
+            if covered_next is None:
+                self.fail("composite covered volume overflows u64")
+            covered = covered_next
+            self.validate(part.layout, part.extents, dtype, depth + 1)
+        if covered != total:
+            self.fail("composite parts do not cover the tensor exactly")
+
+    def quantized(self, layout: QuantizedLayout, shape: Shape, dtype: ElementType, depth: int) -> None:
+        if dtype not in FLOAT_TYPES:
+            self.fail("quantized tensors need a float logical type")
+        axis = layout.group_axis
+        if axis >= len(shape):
+            self.fail("group axis out of range")
+        packed = self.components.get(layout.packed_values.component_id)
+        if packed is None or not isinstance(packed.encoding, Quantized):
+            self.fail("quantized layout needs a quantized packed component")
+        spec = packed.encoding.spec
+        group = spec.grouping.resolved_size(shape[axis])
+        if group == 0:
+            self.fail("quantized layout needs a one-axis grouping")
+        grouped = self.grouped(shape, layout.group_padding, axis, group)
+        grouped_elements = checked_product(grouped)
+        bits = None if grouped_elements is None else checked_mul(grouped_elements, spec.bits_per_weight)
+        if bits is None:
+            self.fail("packed bit count overflows u64")
+        packed_bytes = ceil_div(bits, 8)
+        if checked_product(layout.packed_dimensions) != packed_bytes:
+            self.fail("packed dimensions do not hold exactly the packed bytes")
+        self.bind(layout.packed_values, layout.packed_dimensions, WeightComponentRole.PACKED_VALUES, depth)
+        scale_shape = list(grouped)
+        scale_shape[axis] //= group
+        scales = tuple(scale_shape)
+        self.bind_dtype(layout.scales, scales, WeightComponentRole.SCALES, depth, frozenset({spec.scale_type}))
+        zero_type, zero_points, zero_dims = (
+            spec.zero_point_type,
+            layout.zero_points,
+            layout.zero_point_packed_dimensions,
+        )
+        if zero_type is not None and zero_points is not None:
+            allowed = frozenset({zero_type})
+            if zero_dims is not None:
+                component = self.bind_dtype(zero_points, zero_dims, WeightComponentRole.ZERO_POINTS, depth, allowed)
+                scale_elements = checked_product(scales)
+                zero_bits = None if scale_elements is None else checked_mul(scale_elements, spec.bits_per_weight)
+                if zero_bits is None or component.physical_bytes() != ceil_div(zero_bits, 8):
+                    self.fail("packed zero points do not hold exactly the packed zero-point bytes")
+            else:
+                self.bind_dtype(zero_points, scales, WeightComponentRole.ZERO_POINTS, depth, allowed)
+        elif zero_type is not None or zero_points is not None or zero_dims is not None:
+            self.fail("zero points must be present exactly when the spec declares a zero-point type")
+        if layout.axis_indices is not None:
+            self.axis_component(layout.axis_indices, shape, axis, WeightComponentRole.INDICES, True, depth)
+        if layout.permutation is not None:
+            self.axis_component(layout.permutation, shape, axis, WeightComponentRole.PERMUTATION, False, depth)
+        if layout.codebook is not None:
+            self.bind_dtype(
+                layout.codebook, (2**spec.bits_per_weight,), WeightComponentRole.CODEBOOK, depth, frozenset({dtype})
+            )
+
+    def block_grid(self, layout: QuantizedBlockGridLayout, shape: Shape, dtype: ElementType, depth: int) -> None:
+        if dtype not in FLOAT_TYPES:
+            self.fail("block-grid quantized tensors need a float logical type")
+        first, second = layout.block_axes
+        if not first < second < len(shape):
+            self.fail("block axes must be increasing and in range")
+        packed = self.components.get(layout.packed_values.component_id)
+        if (
+            packed is None
+            or not isinstance(packed.encoding, Quantized)
+            or packed.encoding.spec.grouping.block_shape is None
+        ):
+            self.fail("block-grid layout needs a quantized component with block2d grouping")
+        spec = packed.encoding.spec
+        if spec.zero_point_type is not None:
+            self.fail("block-grid quantization has no zero points")
+        elements = checked_product(shape)
+        bits = None if elements is None else checked_mul(elements, spec.bits_per_weight)
+        if bits is None or not layout.packed_dimensions:
+            self.fail("block-grid packed dimensions are invalid")
+        if checked_product(layout.packed_dimensions) != ceil_div(bits, 8):
+            self.fail("block-grid packed dimensions do not hold exactly the packed bytes")
+        self.bind(layout.packed_values, layout.packed_dimensions, WeightComponentRole.PACKED_VALUES, depth)
+        assert spec.grouping.block_shape is not None
+        scale_shape = list(shape)
+        for axis, block in zip((first, second), spec.grouping.block_shape, strict=True):
+            scale_shape[axis] = ceil_div(shape[axis], block)
+        self.bind_dtype(
+            layout.scales, tuple(scale_shape), WeightComponentRole.SCALES, depth, frozenset({spec.scale_type})
+        )
+
+    def reshape_permutation(
+        self, layout: AxisReshapePermutationLayout, shape: Shape, dtype: ElementType, depth: int
+    ) -> None:
+        axis, reshape, order = layout.axis, layout.reshape, layout.stored_axis_order
+        if axis >= len(shape) or layout.extent == 0:
+            self.fail("reshape axis out of range or zero extent")
+        end = checked_add(layout.logical_offset, layout.extent)
+        if end is None or end > shape[axis]:
+            self.fail("reshaped range is out of bounds")
+        if len(reshape) < 2 or 0 in reshape or checked_product(reshape) != layout.extent:
+            self.fail("reshape must have >= 2 non-zero axes whose product is the extent")
+        if sorted(order) != list(range(len(reshape))):
+            self.fail("stored axis order must be a permutation of the reshape axes")
+        moved = [entry for entry in order if reshape[entry] > 1]
+        if moved == [index for index, extent in enumerate(reshape) if extent > 1]:
+            self.fail("stored axis order is an identity permutation")
+        self.validate(layout.values, shape, dtype, depth + 1)

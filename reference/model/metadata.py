@@ -1,0 +1,254 @@
+"""Semantic metadata: chat template, special tokens, collision policy (spec 02 §11)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Final
+
+from reference.canonical import JsonValue, is_canonical_sha256
+from reference.errors import InvalidExecutionPlan, InvalidModelConfig
+from reference.ids import TokenizerId
+from reference.model.widths import check_u32, check_u64
+from reference.model.wirekit import Fields, reraise
+from reference.wire import read_enum, read_list, read_uint
+
+__all__ = [
+    "METADATA_FIELD",
+    "ModelSemanticMetadata",
+    "SpecialTokenCollision",
+    "SpecialTokenCollisionPolicy",
+    "SpecialTokenMetadata",
+    "SpecialTokenRole",
+    "TemplateMetadata",
+    "TokenizerDescriptor",
+    "validate_metadata",
+]
+
+METADATA_FIELD: Final = "semantic_metadata"
+
+
+class SpecialTokenRole(Enum):
+    """Ordered bos < eos < pad < stop (declaration order)."""
+
+    BOS = "bos"
+    EOS = "eos"
+    PAD = "pad"
+    STOP = "stop"
+
+    @property
+    def rank(self) -> int:
+        return _ROLE_RANK[self]
+
+
+_ROLE_RANK: Final = {role: index for index, role in enumerate(SpecialTokenRole)}
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateMetadata:
+    template: str
+    source_file: str
+    sha256: str
+
+    def to_wire(self) -> JsonValue:
+        return {"template": self.template, "source_file": self.source_file, "sha256": self.sha256}
+
+    @classmethod
+    def from_wire(cls, raw: Any, context: str, path: str = "$") -> TemplateMetadata:
+        f = Fields(
+            raw,
+            ("template", "source_file", "sha256"),
+            deny=False,
+            type_name="TemplateMetadata",
+            context=context,
+            path=path,
+        )
+        return cls(f.string("template"), f.string("source_file"), f.string("sha256"))
+
+
+@dataclass(frozen=True, slots=True)
+class SpecialTokenCollision:
+    """An allowed shared token id between two distinct roles, stored with ``first < second``."""
+
+    first: SpecialTokenRole
+    second: SpecialTokenRole
+
+    def __post_init__(self) -> None:
+        if self.first is self.second:
+            raise InvalidExecutionPlan(reason="a special-token collision needs two distinct roles")
+        if self.second.rank < self.first.rank:
+            first, second = self.second, self.first
+            object.__setattr__(self, "first", first)
+            object.__setattr__(self, "second", second)
+
+    def key(self) -> tuple[int, int]:
+        return (self.first.rank, self.second.rank)
+
+    def to_wire(self) -> JsonValue:
+        return {"first": self.first.value, "second": self.second.value}
+
+    @classmethod
+    def from_wire(cls, raw: Any, context: str, path: str = "$") -> SpecialTokenCollision:
+        f = Fields(raw, ("first", "second"), deny=True, type_name="SpecialTokenCollision", context=context, path=path)
+        roles = [r.value for r in SpecialTokenRole]
+        first = SpecialTokenRole(read_enum(f.raw["first"], roles, context=context, path=f.at("first")))
+        second = SpecialTokenRole(read_enum(f.raw["second"], roles, context=context, path=f.at("second")))
+        return reraise(context, path, lambda: cls(first, second))
+
+
+@dataclass(frozen=True, slots=True)
+class SpecialTokenCollisionPolicy:
+    """The set of allowed collisions (sorted, unique); empty = require distinct ids."""
+
+    allowed: tuple[SpecialTokenCollision, ...] = ()
+
+    def __post_init__(self) -> None:
+        unique = {c.key(): c for c in self.allowed}
+        object.__setattr__(self, "allowed", tuple(unique[k] for k in sorted(unique)))
+
+    @classmethod
+    def require_distinct(cls) -> SpecialTokenCollisionPolicy:
+        return cls(())
+
+    def allows(self, first: SpecialTokenRole, second: SpecialTokenRole) -> bool:
+        """True iff the ordered pair (first, second) is allowed as given."""
+        return any(c.first is first and c.second is second for c in self.allowed)
+
+    def to_wire(self) -> JsonValue:
+        return {"allowed": [c.to_wire() for c in self.allowed]}
+
+    @classmethod
+    def from_wire(cls, raw: Any, context: str, path: str = "$") -> SpecialTokenCollisionPolicy:
+        f = Fields(raw, ("allowed",), deny=True, type_name="SpecialTokenCollisionPolicy", context=context, path=path)
+        return cls(f.items("allowed", SpecialTokenCollision.from_wire))
+
+
+@dataclass(frozen=True, slots=True)
+class SpecialTokenMetadata:
+    bos_token_id: int | None
+    eos_token_ids: tuple[int, ...]
+    pad_token_id: int | None
+    collision_policy: SpecialTokenCollisionPolicy = SpecialTokenCollisionPolicy()
+
+    def __post_init__(self) -> None:
+        if self.bos_token_id is not None:
+            check_u32(self.bos_token_id, "bos_token_id")
+        if self.pad_token_id is not None:
+            check_u32(self.pad_token_id, "pad_token_id")
+        object.__setattr__(self, "eos_token_ids", tuple(sorted({check_u32(t, "eos") for t in self.eos_token_ids})))
+
+    def to_wire(self) -> JsonValue:
+        return {
+            "bos_token_id": self.bos_token_id,
+            "eos_token_ids": list(self.eos_token_ids),
+            "pad_token_id": self.pad_token_id,
+            "collision_policy": self.collision_policy.to_wire(),
+        }
+
+    @classmethod
+    def from_wire(cls, raw: Any, context: str, path: str = "$") -> SpecialTokenMetadata:
+        f = Fields(
+            raw,
+            ("eos_token_ids", "collision_policy"),
+            ("bos_token_id", "pad_token_id"),
+            deny=False,
+            type_name="SpecialTokenMetadata",
+            context=context,
+            path=path,
+        )
+        eos = read_list(f.raw["eos_token_ids"], context=context, path=f.at("eos_token_ids"))
+
+        def u32(raw_value: Any, c: str, p: str) -> int:
+            return read_uint(raw_value, bits=32, context=c, path=p)
+
+        return cls(
+            f.optional("bos_token_id", u32),
+            tuple(u32(v, context, f"{f.at('eos_token_ids')}[{i}]") for i, v in enumerate(eos)),
+            f.optional("pad_token_id", u32),
+            f.nested("collision_policy", SpecialTokenCollisionPolicy.from_wire),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSemanticMetadata:
+    template: TemplateMetadata
+    special_tokens: SpecialTokenMetadata
+
+    def to_wire(self) -> JsonValue:
+        return {"template": self.template.to_wire(), "special_tokens": self.special_tokens.to_wire()}
+
+    @classmethod
+    def from_wire(
+        cls, raw: Any, context: str = "decode model semantic metadata", path: str = "$"
+    ) -> ModelSemanticMetadata:
+        f = Fields(
+            raw,
+            ("template", "special_tokens"),
+            deny=False,
+            type_name="ModelSemanticMetadata",
+            context=context,
+            path=path,
+        )
+        return cls(
+            f.nested("template", TemplateMetadata.from_wire), f.nested("special_tokens", SpecialTokenMetadata.from_wire)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TokenizerDescriptor:
+    """Carried, not validated here."""
+
+    tokenizer_id: TokenizerId
+    source_file: str
+    sha256: str
+    vocabulary_size: int
+
+    def __post_init__(self) -> None:
+        check_u64(self.vocabulary_size, "vocabulary_size")
+
+    def to_wire(self) -> JsonValue:
+        return {
+            "tokenizer_id": self.tokenizer_id.to_wire(),
+            "source_file": self.source_file,
+            "sha256": self.sha256,
+            "vocabulary_size": self.vocabulary_size,
+        }
+
+    @classmethod
+    def from_wire(cls, raw: Any, context: str, path: str = "$") -> TokenizerDescriptor:
+        f = Fields(
+            raw,
+            ("tokenizer_id", "source_file", "sha256", "vocabulary_size"),
+            deny=False,
+            type_name="TokenizerDescriptor",
+            context=context,
+            path=path,
+        )
+        return cls(
+            f.identity("tokenizer_id", TokenizerId),
+            f.string("source_file"),
+            f.string("sha256"),
+            f.u64("vocabulary_size"),
+        )
+
+
+def _bad_source_file(path: str) -> bool:
+    if not path or path.startswith("/") or "\\" in path:
+        return True
+    return any(segment in ("", ".", "..") for segment in path.split("/"))
+
+
+def validate_metadata(family_id: str, metadata: ModelSemanticMetadata) -> None:
+    """Template, relative source file, canonical sha256, non-empty eos set -> else ``semantic_metadata``."""
+    template = metadata.template
+    reason = None
+    if not template.template:
+        reason = "template must not be empty"
+    elif _bad_source_file(template.source_file):
+        reason = "template source_file must be a clean relative path"
+    elif not is_canonical_sha256(template.sha256):
+        reason = "template sha256 must be 64 lowercase hex characters"
+    elif not metadata.special_tokens.eos_token_ids:
+        reason = "at least one eos token id is required"
+    if reason is not None:
+        raise InvalidModelConfig(family_id=family_id, field=METADATA_FIELD, reason=reason)

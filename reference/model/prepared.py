@@ -1,0 +1,232 @@
+"""``PreparedModelFamily``: assembly, fingerprint, untrusted decode and revalidation (spec 02 §6.3, §7).
+
+``from_canonical_config`` is the only validating constructor. The wire form is
+Serialize-only; untrusted bytes decode to ``UnvalidatedPreparedModelFamily``,
+which ``revalidate(registry)`` rebuilds through the registry and compares.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from reference.canonical import JsonValue, canonical_json, direct_bytes, direct_fingerprint, loads_strict
+from reference.errors import InvalidModelConfig, Serialization
+from reference.ids import ExternalModelMetadataId, ModelFamilyId
+from reference.model.config import config_fingerprint, json_equal
+from reference.model.metadata import ModelSemanticMetadata, validate_metadata
+from reference.model.numerical import NumericalExecutionProfile
+from reference.model.program import ModelProgram
+from reference.model.registry import ModelFamilyRegistry, resolve, resolve_external
+from reference.model.weight_schema import WeightSchema
+from reference.model.wirekit import Fields
+from reference.wire import read_uint
+
+__all__ = [
+    "MAX_PREPARED_MODEL_FAMILY_WIRE_BYTES",
+    "PREPARED_MODEL_FAMILY_WIRE_VERSION",
+    "PreparedModelFamily",
+    "UnvalidatedPreparedModelFamily",
+]
+
+PREPARED_MODEL_FAMILY_WIRE_VERSION: Final = 2
+MAX_PREPARED_MODEL_FAMILY_WIRE_BYTES: Final = 16 * 1024 * 1024
+DECODE_CONTEXT: Final = "decode untrusted prepared model family"
+_FIELDS: Final = (
+    "wire_version",
+    "family_id",
+    "external_metadata_id",
+    "canonical_config",
+    "config_fingerprint",
+    "numerical_profile",
+    "weight_schema",
+    "program",
+    "metadata",
+)
+_AUTHORITY: Final = object()
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _PreparedFields:
+    wire_version: int
+    family_id: ModelFamilyId
+    external_metadata_id: ExternalModelMetadataId
+    canonical_config: JsonValue
+    config_fingerprint: str
+    numerical_profile: NumericalExecutionProfile
+    weight_schema: WeightSchema
+    program: ModelProgram
+    metadata: ModelSemanticMetadata
+
+    def to_wire(self) -> JsonValue:
+        """The nine fields in declaration order (= wire order = hash order)."""
+        return {
+            "wire_version": self.wire_version,
+            "family_id": self.family_id.to_wire(),
+            "external_metadata_id": self.external_metadata_id.to_wire(),
+            "canonical_config": self.canonical_config,
+            "config_fingerprint": self.config_fingerprint,
+            "numerical_profile": self.numerical_profile.to_wire(),
+            "weight_schema": self.weight_schema.to_wire(),
+            "program": self.program.to_wire(),
+            "metadata": self.metadata.to_wire(),
+        }
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _PreparedFields):
+            return NotImplemented
+        return json_equal(self.to_wire(), other.to_wire())
+
+    def __hash__(self) -> int:
+        return hash((self.family_id, self.config_fingerprint))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PreparedModelFamily(_PreparedFields):
+    """A trusted prepared family; build it with ``from_canonical_config`` (or a registration)."""
+
+    _authority: object = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self._authority is not _AUTHORITY:
+            raise TypeError("PreparedModelFamily is built by from_canonical_config or a registration")
+
+    @classmethod
+    def from_canonical_config(
+        cls,
+        family_id: ModelFamilyId,
+        external_metadata_id: ExternalModelMetadataId,
+        canonical_config: JsonValue,
+        weight_schema: WeightSchema,
+        numerical_profile: NumericalExecutionProfile,
+        program: ModelProgram,
+        metadata: ModelSemanticMetadata,
+    ) -> PreparedModelFamily:
+        """Validate and assemble (spec 02 §6.3, first failure wins)."""
+        fid = family_id.value
+        if type(canonical_config) is not dict:
+            raise InvalidModelConfig(family_id=fid, field="config", reason="canonical config must be a JSON object")
+        config = canonical_json(canonical_config)
+        fingerprint = config_fingerprint(config)
+        weight_schema.validate(fid)
+        schema = weight_schema.normalize()
+        schema.validate(fid)
+        if program.family_id != family_id:
+            raise InvalidModelConfig(
+                family_id=fid, field="program.family_id", reason="program belongs to another family"
+            )
+        schema.validate_program_references(fid, program)
+        profile = numerical_profile.normalize()
+        profile.validate_program(program)
+        validate_metadata(fid, metadata)
+        return cls(
+            PREPARED_MODEL_FAMILY_WIRE_VERSION,
+            family_id,
+            external_metadata_id,
+            config,
+            fingerprint,
+            profile,
+            schema,
+            program,
+            metadata,
+            _AUTHORITY,
+        )
+
+    def fingerprint(self) -> str:
+        """sha256 of the compact declaration-order JSON (what plans carry as ``prepared_family_fingerprint``)."""
+        return direct_fingerprint(self.to_wire(), context="serialize prepared model family")
+
+    def to_json_bytes(self) -> bytes:
+        """The compact wire bytes."""
+        return direct_bytes(self.to_wire(), context="serialize prepared model family")
+
+    @staticmethod
+    def decode_untrusted(data: bytes | str) -> UnvalidatedPreparedModelFamily:
+        return UnvalidatedPreparedModelFamily.decode_untrusted(data)
+
+    @staticmethod
+    def from_json_validated(data: bytes | str, registry: ModelFamilyRegistry) -> PreparedModelFamily:
+        """``decode_untrusted`` then ``revalidate``; returns the rebuilt family."""
+        return UnvalidatedPreparedModelFamily.decode_untrusted(data).revalidate(registry)
+
+
+def _parse_last_wins(data: bytes) -> JsonValue:
+    """Generic JSON value parse where a duplicate object key keeps the last value (serde_json ``Value``)."""
+    try:
+        return loads_strict(data, context=DECODE_CONTEXT)
+    except Serialization as exc:
+        if "duplicate key" not in exc.message_text:
+            raise
+    # loads_strict already passed the size/BOM/UTF-8/depth gates; redo the parse letting the last key win.
+
+    def reject_constant(text: str) -> Any:
+        raise ValueError(f"{text} is not JSON")
+
+    def parse_int(text: str) -> int:
+        value = int(text)
+        if text == "-0" or not -(2**63) <= value <= 2**64 - 1:
+            raise ValueError(f"integer {text} is outside the JSON number range")
+        return value
+
+    try:
+        value = json.loads(data.decode("utf-8"), parse_constant=reject_constant, parse_int=parse_int)
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except (ValueError, UnicodeError, RecursionError) as exc:
+        raise Serialization(DECODE_CONTEXT, f"malformed JSON: {exc}") from None
+    return value
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class UnvalidatedPreparedModelFamily(_PreparedFields):
+    """The nine decoded fields of an untrusted wire; never trusted until ``revalidate``."""
+
+    @classmethod
+    def decode_untrusted(cls, data: bytes | str) -> UnvalidatedPreparedModelFamily:
+        """Size cap, parse, strict field decode, re-serialization equality, wire version (spec 02 §7.4)."""
+        raw_bytes = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+        if len(raw_bytes) > MAX_PREPARED_MODEL_FAMILY_WIRE_BYTES:
+            raise Serialization(
+                DECODE_CONTEXT,
+                f"wire is {len(raw_bytes)} bytes; maximum is {MAX_PREPARED_MODEL_FAMILY_WIRE_BYTES}",
+            )
+        raw = _parse_last_wins(raw_bytes)
+        f = Fields(raw, _FIELDS, deny=True, type_name="PreparedModelFamily", context=DECODE_CONTEXT, path="$")
+        decoded = cls(
+            read_uint(raw["wire_version"], bits=32, context=DECODE_CONTEXT, path="$.wire_version"),
+            f.identity("family_id", ModelFamilyId),
+            f.identity("external_metadata_id", ExternalModelMetadataId),
+            raw["canonical_config"],
+            f.string("config_fingerprint"),
+            NumericalExecutionProfile.from_wire(raw["numerical_profile"], DECODE_CONTEXT, "$.numerical_profile"),
+            WeightSchema.from_wire(raw["weight_schema"], DECODE_CONTEXT, "$.weight_schema"),
+            ModelProgram.from_wire(raw["program"], DECODE_CONTEXT, "$.program"),
+            ModelSemanticMetadata.from_wire(raw["metadata"], DECODE_CONTEXT, "$.metadata"),
+        )
+        if not json_equal(decoded.to_wire(), raw):
+            raise Serialization(DECODE_CONTEXT, "wire is not the canonical serialization of its decoded value")
+        if decoded.wire_version != PREPARED_MODEL_FAMILY_WIRE_VERSION:
+            raise Serialization(
+                DECODE_CONTEXT, f"unsupported prepared model family wire version {decoded.wire_version}"
+            )
+        return decoded
+
+    def revalidate(self, registry: ModelFamilyRegistry) -> PreparedModelFamily:
+        """Rebuild through the registry and require equality on all nine fields; return the rebuilt family."""
+        fid = self.family_id.value
+        registration = resolve(registry, self.family_id)
+        if registration.family_id() != self.family_id:
+            raise InvalidModelConfig(
+                family_id=fid, field="registration.family_id", reason="registration answers for another family"
+            )
+        external = resolve_external(registry, self.external_metadata_id)
+        if external is not registration:
+            raise InvalidModelConfig(
+                family_id=fid, field="external_metadata_id", reason="external id resolves to another registration"
+            )
+        rebuilt = registration.prepare_with_profile(self.canonical_config, self.numerical_profile.id)
+        if not json_equal(rebuilt.to_wire(), self.to_wire()):
+            raise InvalidModelConfig(
+                family_id=fid, field="prepared_package", reason="wire differs from the family rebuilt by the registry"
+            )
+        return rebuilt

@@ -1,0 +1,320 @@
+"""``WeightTensorSpec`` and ``WeightSchema``: validate, normalize, fingerprint, queries (spec 02 §8.1, §8.4-8.11).
+
+Decoding is structural only (unknown keys ignored); ``validate(family_id)`` runs
+the complete ordered rule list and ``normalize()`` returns the canonical list
+order. The fingerprint hashes the declaration-order JSON as given (no implicit
+normalization).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from reference.canonical import JsonValue, direct_fingerprint
+from reference.errors import InvalidExecutionPlan, InvalidModelConfig, UnknownWeightLayout
+from reference.ids import QuantizationFormatId, WeightFormatId, WeightId, WeightLayoutId
+from reference.model.arith import checked_add, checked_mul, checked_product, rust_trim
+from reference.model.element import FLOAT_TYPES, NARROW_INDEX_TYPES, SCALE_TYPES, ElementType
+from reference.model.layout_validation import LayoutValidator
+from reference.model.weight_encoding import (
+    BlockQuantized,
+    Dense,
+    DenseAffine,
+    PhysicalWeightComponentRef,
+    Quantized,
+    WeightComponentRole,
+    WeightComponentSpec,
+    WeightEncoding,
+    quantization_format_id,
+)
+from reference.model.weight_layout import (
+    PhysicalWeightLayout,
+    decode_physical_layout,
+    layout_budget_failure,
+    normalize_layout,
+    physical_component_id_set,
+)
+from reference.model.widths import check_bool, u64s
+from reference.model.wirekit import Fields
+from reference.versions import ContractVersion
+
+if TYPE_CHECKING:
+    from reference.model.program import ModelProgram
+
+__all__ = ["WeightSchema", "WeightTensorSpec", "physical_component_ids"]
+
+
+@dataclass(frozen=True, slots=True)
+class WeightTensorSpec:
+    """One logical weight the program sees: shape, logical dtype, physical layout tree."""
+
+    id: WeightId
+    dimensions: tuple[int, ...]
+    logical_element_type: ElementType
+    physical_layout: PhysicalWeightLayout
+    required: bool = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "dimensions", u64s(self.dimensions, "dimensions"))
+        check_bool(self.required, "required")
+
+    def logical_elements(self) -> int:
+        elements = checked_product(self.dimensions)
+        if elements is None:
+            raise InvalidExecutionPlan(reason=f"weight `{self.id}` element count overflows u64")
+        return elements
+
+    def logical_bytes(self) -> int:
+        total = checked_mul(self.logical_elements(), self.logical_element_type.size_bytes)
+        if total is None:
+            raise InvalidExecutionPlan(reason=f"weight `{self.id}` byte size overflows u64")
+        return total
+
+    def to_wire(self) -> JsonValue:
+        return {
+            "id": self.id.to_wire(),
+            "dimensions": list(self.dimensions),
+            "logical_element_type": self.logical_element_type.to_wire(),
+            "physical_layout": self.physical_layout.to_wire(),
+            "required": self.required,
+        }
+
+    @classmethod
+    def from_wire(cls, raw: Any, context: str, path: str = "$") -> WeightTensorSpec:
+        f = Fields(
+            raw,
+            ("id", "dimensions", "logical_element_type", "physical_layout", "required"),
+            deny=False,
+            type_name="WeightTensorSpec",
+            context=context,
+            path=path,
+        )
+        return cls(
+            f.identity("id", WeightId),
+            f.u64_list("dimensions"),
+            ElementType.from_wire(f.raw["logical_element_type"], context=context, path=f.at("logical_element_type")),
+            f.nested("physical_layout", decode_physical_layout),
+            f.boolean("required"),
+        )
+
+
+def physical_component_ids(layout: PhysicalWeightLayout) -> frozenset[WeightId]:
+    """Budget pass, then every component id bound in the tree; budget failure is ``InvalidExecutionPlan``."""
+    failure = layout_budget_failure(layout)
+    if failure is not None:
+        raise InvalidExecutionPlan(reason=failure)
+    return physical_component_id_set(layout)
+
+
+def _role_accepts(role: WeightComponentRole, encoding: WeightEncoding) -> bool:
+    if role is WeightComponentRole.SCALES:
+        return isinstance(encoding, Dense) and encoding.element_type in SCALE_TYPES
+    if role in (WeightComponentRole.ZERO_POINTS, WeightComponentRole.INDICES, WeightComponentRole.PERMUTATION):
+        return isinstance(encoding, Dense) and encoding.element_type in NARROW_INDEX_TYPES
+    if role is WeightComponentRole.PACKED_VALUES:
+        return isinstance(encoding, Quantized | BlockQuantized)
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class WeightSchema:
+    """Format/layout ids, version, physical components and logical tensors."""
+
+    format_id: WeightFormatId
+    layout_id: WeightLayoutId
+    version: ContractVersion
+    components: tuple[WeightComponentSpec, ...]
+    tensors: tuple[WeightTensorSpec, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "components", tuple(self.components))
+        object.__setattr__(self, "tensors", tuple(self.tensors))
+
+    # ------------------------------------------------------------------ wire
+
+    def to_wire(self) -> JsonValue:
+        return {
+            "format_id": self.format_id.to_wire(),
+            "layout_id": self.layout_id.to_wire(),
+            "version": self.version.to_wire(),
+            "components": [c.to_wire() for c in self.components],
+            "tensors": [t.to_wire() for t in self.tensors],
+        }
+
+    @classmethod
+    def from_wire(cls, raw: Any, context: str = "decode weight schema", path: str = "$") -> WeightSchema:
+        """Structural decode (unknown keys ignored, no validation)."""
+        f = Fields(
+            raw,
+            ("format_id", "layout_id", "version", "components", "tensors"),
+            deny=False,
+            type_name="WeightSchema",
+            context=context,
+            path=path,
+        )
+        return cls(
+            f.identity("format_id", WeightFormatId),
+            f.identity("layout_id", WeightLayoutId),
+            f.version("version"),
+            f.items("components", WeightComponentSpec.from_wire),
+            f.items("tensors", WeightTensorSpec.from_wire),
+        )
+
+    def fingerprint(self) -> str:
+        """sha256 of the declaration-order JSON exactly as it is (normalize first for the canonical hash)."""
+        return direct_fingerprint(self.to_wire(), context="fingerprint weight schema")
+
+    # ------------------------------------------------------------------ normalize / validate
+
+    def normalize(self) -> WeightSchema:
+        """Components by id, each tensor's layout normalized (composite parts by offsets), tensors by id."""
+        components = sorted(self.components, key=lambda c: c.id)
+        tensors = sorted(
+            (replace(t, physical_layout=normalize_layout(t.physical_layout)) for t in self.tensors),
+            key=lambda t: t.id,
+        )
+        return replace(self, components=tuple(components), tensors=tuple(tensors))
+
+    def validate(self, family_id: str) -> None:
+        """The complete ordered rule list of spec 02 §8.6 (first failure wins)."""
+        if self.version.major == 0 or not self.components or not self.tensors:
+            raise UnknownWeightLayout(family_id=family_id, layout_id=self.layout_id.value)
+        for tensor in self.tensors:
+            failure = layout_budget_failure(tensor.physical_layout)
+            if failure is not None:
+                raise InvalidModelConfig(
+                    family_id=family_id, field=f"weight_schema.tensors.{tensor.id}.physical_layout", reason=failure
+                )
+        components = self._validate_components(family_id)
+        referenced: set[WeightId] = set()
+        tensor_ids: set[WeightId] = set()
+        for tensor in self.tensors:
+            if tensor.id in tensor_ids or not tensor.dimensions or 0 in tensor.dimensions:
+                raise InvalidModelConfig(
+                    family_id=family_id,
+                    field="weight_schema.tensors",
+                    reason=f"tensor `{tensor.id}` is duplicated or has empty/zero dimensions",
+                )
+            tensor_ids.add(tensor.id)
+            validator = LayoutValidator(family_id, tensor.id, components, referenced)
+            validator.validate(tensor.physical_layout, tensor.dimensions, tensor.logical_element_type)
+        for component in self.components:
+            if component.required and component.id not in referenced:
+                raise InvalidModelConfig(
+                    family_id=family_id,
+                    field="weight_schema.components",
+                    reason=f"required component `{component.id}` is not referenced by any tensor",
+                )
+
+    def _validate_components(self, family_id: str) -> dict[WeightId, WeightComponentSpec]:
+        def fail(field: str, reason: str) -> InvalidModelConfig:
+            return InvalidModelConfig(family_id=family_id, field=field, reason=reason)
+
+        by_id: dict[WeightId, WeightComponentSpec] = {}
+        names: set[str] = set()
+        abis: dict[QuantizationFormatId, WeightEncoding] = {}
+        for component in self.components:
+            if component.id in by_id or not component.external_names or not component.dimensions:
+                raise fail("weight_schema.components", f"component `{component.id}` is duplicated or empty")
+            for name in component.external_names:
+                if not rust_trim(name) or name in names:
+                    raise fail("weight_schema.components", f"external name {name!r} is blank or duplicated")
+                names.add(name)
+            if 0 in component.dimensions:
+                raise fail("weight_schema.components", f"component `{component.id}` has a zero dimension")
+            encoding = component.encoding
+            if isinstance(encoding, Quantized | BlockQuantized):
+                encoding.spec.validate()
+            format_id = quantization_format_id(encoding)
+            if format_id is not None:
+                known = abis.setdefault(format_id, encoding)
+                if known != encoding:
+                    raise fail(
+                        "weight_schema.components.encoding",
+                        f"quantization format `{format_id}` has conflicting physical ABIs",
+                    )
+            if isinstance(encoding, DenseAffine) and (
+                component.role is not WeightComponentRole.VALUES or encoding.element_type not in FLOAT_TYPES
+            ):
+                raise fail("weight_schema.components.encoding", "dense_affine needs role values and a float type")
+            try:
+                component.physical_bytes()
+            except InvalidExecutionPlan as exc:
+                raise fail("weight_schema.components.dimensions", exc.reason) from None
+            if not _role_accepts(component.role, encoding):
+                raise fail(
+                    "weight_schema.components.encoding",
+                    f"component `{component.id}` role {component.role.value} does not accept its encoding",
+                )
+            by_id[component.id] = component
+        return by_id
+
+    # ------------------------------------------------------------------ queries
+
+    def component(self, component_id: WeightId) -> WeightComponentSpec | None:
+        return next((c for c in self.components if c.id == component_id), None)
+
+    def tensor(self, weight_id: WeightId) -> WeightTensorSpec | None:
+        """The first tensor with that id, or None."""
+        return next((t for t in self.tensors if t.id == weight_id), None)
+
+    def quantization_formats(self) -> tuple[QuantizationFormatId, ...]:
+        """Sorted set of quantization format ids of every quantized/block-quantized component."""
+        found = {fid for fid in (quantization_format_id(c.encoding) for c in self.components) if fid is not None}
+        return tuple(sorted(found))
+
+    def physical_component_refs(self, weight_id: WeightId) -> tuple[WeightComponentSpec, ...]:
+        """The tensor's components in schema list order; unknown weight or mismatch is ``InvalidExecutionPlan``."""
+        tensor = self.tensor(weight_id)
+        if tensor is None:
+            raise InvalidExecutionPlan(reason=f"unknown logical weight `{weight_id}`")
+        ids = physical_component_ids(tensor.physical_layout)
+        found = tuple(c for c in self.components if c.id in ids)
+        if len(found) != len(ids):
+            raise InvalidExecutionPlan(reason=f"logical weight `{weight_id}` references unknown components")
+        return found
+
+    def physical_bytes(self, weight_id: WeightId) -> int:
+        total = 0
+        for component in self.physical_component_refs(weight_id):
+            next_total = checked_add(total, component.physical_bytes())
+            if next_total is None:
+                raise InvalidExecutionPlan(reason=f"logical weight `{weight_id}` byte size overflows u64")
+            total = next_total
+        return total
+
+    def physical_resource_requirements(self, weight_id: WeightId) -> tuple[PhysicalWeightComponentRef, ...]:
+        return tuple(PhysicalWeightComponentRef.of(c) for c in self.physical_component_refs(weight_id))
+
+    def validate_program_references(self, family_id: str, program: ModelProgram) -> None:
+        """Program weight references vs tensors (spec 02 §8.11); errors are ``InvalidModelConfig``."""
+        if program.family_id.value != family_id:
+            raise InvalidModelConfig(family_id=family_id, field="program.family_id", reason="program family differs")
+        tensors: dict[WeightId, WeightTensorSpec] = {}
+        for candidate in self.tensors:
+            tensors.setdefault(candidate.id, candidate)
+        referenced = {w.weight_id for w in program.weights}
+        unknown = sorted(w for w in referenced if w not in tensors)
+        if unknown:
+            raise InvalidModelConfig(
+                family_id=family_id, field="program.weights", reason=f"program references unknown weight `{unknown[0]}`"
+            )
+        for tensor in self.tensors:
+            if tensor.required and tensor.id not in referenced:
+                raise InvalidModelConfig(
+                    family_id=family_id,
+                    field="program.weights",
+                    reason=f"required weight `{tensor.id}` is not referenced by the program",
+                )
+        for reference in program.weights:
+            tensor = tensors[reference.weight_id]
+            if (
+                reference.tensor.dimensions != tensor.dimensions
+                or reference.tensor.element_type is not tensor.logical_element_type
+            ):
+                raise InvalidModelConfig(
+                    family_id=family_id,
+                    field=f"program.weights.{reference.weight_id}.tensor",
+                    reason="program weight tensor differs from the schema tensor",
+                )
