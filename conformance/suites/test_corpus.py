@@ -1,0 +1,34 @@
+"""The checked-in corpus: seed cases and promoted counterexamples, replayed on every run.
+
+Each bundle names one operation call and its expected outcome (or none: then
+the reference oracle's outcome is expected). See harness/bundles.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conformance.corpus import corpus_paths
+from harness.bundles import check_bundle, load_bundle
+from harness.under_test import BackendUnderTest
+from reference.canonical import sha256_hex
+
+_PATHS = corpus_paths()
+
+
+def test_corpus_integrity() -> None:
+    """Every corpus file decodes as a bundle, is canonical and is named by its sha256."""
+    for path in _PATHS:
+        data = path.read_bytes()
+        bundle = load_bundle(path)
+        assert bundle.canonical() == data, f"{path.name} is not in canonical form"
+        assert path.stem == sha256_hex(data), f"{path.name} is not named by its sha256"
+
+
+@pytest.mark.parametrize("path", _PATHS, ids=[path.stem for path in _PATHS])
+def test_bundle(backend: BackendUnderTest, oracle: BackendUnderTest, path: Path) -> None:
+    bundle = load_bundle(path)
+    backend.require(bundle.operation)
+    check_bundle(backend, oracle, bundle)

@@ -1,0 +1,210 @@
+"""Case outcomes and the JSON-lines report (schemas/protocol/report.json).
+
+One ``header`` record, one ``case`` record per finished case, one ``footer``
+record with totals. Records are flushed as they are written, so a report cut
+short by a crash still holds every finished case.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, TextIO
+
+from harness.cases import is_not_applicable_text
+
+__all__ = [
+    "OUTCOMES",
+    "REPORT_VERSION",
+    "CaseRecord",
+    "JsonlReport",
+    "Totals",
+    "combine",
+    "phase_outcome",
+    "report_message",
+]
+
+REPORT_VERSION: Final = 1
+OUTCOMES: Final = ("passed", "failed", "error", "not_applicable", "xfailed", "xpassed", "skipped")
+#: Outcomes that fail a run.
+FAILING: Final = frozenset({"failed", "error"})
+_MAX_DETAILS: Final = 20_000
+
+
+def report_message(report: Any) -> str:
+    """A one-line message for a pytest report (skip reason, crash line or xfail reason)."""
+    longrepr = report.longrepr
+    if report.skipped and isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return str(longrepr[2])
+    wasxfail = getattr(report, "wasxfail", None)
+    if report.skipped and wasxfail is not None:
+        return f"xfail: {wasxfail}"
+    crash = getattr(longrepr, "reprcrash", None)
+    if crash is not None:
+        return str(crash.message).strip()
+    text = str(longrepr or "").strip()
+    return text.splitlines()[-1] if text else ""
+
+
+def phase_outcome(report: Any) -> str | None:
+    """The case outcome a phase report implies (``None``: the phase passed quietly)."""
+    wasxfail = getattr(report, "wasxfail", None)
+    if report.when == "call":
+        if report.passed:
+            return "xpassed" if wasxfail is not None else "passed"
+        if report.failed:
+            return "failed"
+    elif report.failed:
+        return "error"
+    if report.skipped:
+        if wasxfail is not None:
+            return "xfailed"
+        return "not_applicable" if is_not_applicable_text(report_message(report)) else "skipped"
+    return None
+
+
+_PRECEDENCE: Final = {
+    name: rank
+    for rank, name in enumerate(("passed", "xpassed", "skipped", "not_applicable", "xfailed", "failed", "error"))
+}
+
+
+def combine(current: str | None, new: str | None) -> str | None:
+    """Merge phase outcomes: failures win over everything, then xfail/na/skip, then passes."""
+    if new is None:
+        return current
+    if current is None:
+        return new
+    return new if _PRECEDENCE[new] > _PRECEDENCE[current] else current
+
+
+@dataclass
+class CaseRecord:
+    """One finished case as written to the report."""
+
+    case_id: str
+    suite: str
+    nodeid: str
+    outcome: str = "passed"
+    duration_s: float = 0.0
+    message: str = ""
+    details: str = ""
+    faults: list[dict[str, Any]] = field(default_factory=list)
+    backend_stderr: str = ""
+    counterexamples: list[str] = field(default_factory=list)
+    reproduce: str = ""
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "record": "case",
+            "case_id": self.case_id,
+            "suite": self.suite,
+            "nodeid": self.nodeid,
+            "outcome": self.outcome,
+            "duration_s": round(self.duration_s, 6),
+            "message": self.message,
+            "details": self.details[-_MAX_DETAILS:],
+            "faults": self.faults,
+            "backend_stderr": self.backend_stderr[-_MAX_DETAILS:],
+            "counterexamples": self.counterexamples,
+            "reproduce": self.reproduce,
+        }
+
+
+@dataclass
+class Totals:
+    """Outcome counts per suite."""
+
+    by_suite: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def add(self, suite: str, outcome: str) -> None:
+        row = self.by_suite.setdefault(suite, dict.fromkeys(OUTCOMES, 0))
+        row[outcome] += 1
+
+    def total(self) -> dict[str, int]:
+        out = dict.fromkeys(OUTCOMES, 0)
+        for row in self.by_suite.values():
+            for name, count in row.items():
+                out[name] += count
+        return out
+
+    def failed(self) -> int:
+        total = self.total()
+        return sum(total[name] for name in FAILING)
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+class JsonlReport:
+    """Writer of one JSON-lines report file."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._file: TextIO | None = self.path.open("w", encoding="utf-8")
+        self.header_written = False
+        self.footer_written = False
+
+    def _write(self, record: Mapping[str, Any]) -> None:
+        if self._file is None:
+            return
+        self._file.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+        self._file.flush()
+
+    def header(
+        self,
+        *,
+        suite: Mapping[str, str],
+        contract: Mapping[str, Any],
+        backend: Mapping[str, Any],
+        profile: str,
+        seed: int | None,
+        derandomize: bool,
+        argv: Sequence[str],
+    ) -> None:
+        if self.header_written:
+            return
+        self._write(
+            {
+                "record": "header",
+                "report_version": REPORT_VERSION,
+                "suite": dict(suite),
+                "contract": dict(contract),
+                "backend": dict(backend),
+                "profile": profile,
+                "seed": seed,
+                "derandomize": derandomize,
+                "argv": list(argv),
+                "started_at": _now(),
+            }
+        )
+        self.header_written = True
+
+    def case(self, record: CaseRecord) -> None:
+        self._write(record.to_wire())
+
+    def footer(self, totals: Totals, *, exit_status: int, complete: bool, faults: Mapping[str, int]) -> None:
+        if self.footer_written:
+            return
+        self._write(
+            {
+                "record": "footer",
+                "totals": totals.total(),
+                "by_suite": {name: totals.by_suite[name] for name in sorted(totals.by_suite)},
+                "backend_faults": {name: faults[name] for name in sorted(faults)},
+                "exit_status": exit_status,
+                "complete": complete,
+                "finished_at": _now(),
+            }
+        )
+        self.footer_written = True
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None

@@ -1,0 +1,67 @@
+"""The readable end-of-run summary: per-suite counts, failures with reproduction commands."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from harness.report import CaseRecord, Totals
+
+__all__ = ["render_summary"]
+
+_COLUMNS = (
+    ("passed", ("passed", "xpassed")),
+    ("failed", ("failed", "error")),
+    ("n/a", ("not_applicable",)),
+    ("xfailed", ("xfailed",)),
+    ("skipped", ("skipped",)),
+)
+
+
+def render_summary(
+    *,
+    spec: str,
+    description: Mapping[str, Any] | None,
+    totals: Totals,
+    failures: Sequence[CaseRecord],
+    faults: Mapping[str, int],
+    report_path: str | None,
+) -> list[str]:
+    """The summary as lines of text."""
+    lines: list[str] = []
+    if description:
+        impl = description["implementation"]
+        contract = description["contract"]
+        lines.append(
+            f"backend: {spec} -> {impl['name']} {impl['version']} ({impl['language']}), "
+            f"contract {contract['crate']} {contract['version']}"
+        )
+    else:
+        lines.append(f"backend: {spec}")
+    suites = sorted(totals.by_suite)
+    width = max([len("suite"), len("total"), *(len(name) for name in suites)])
+    header = "suite".ljust(width) + "".join(f"{name:>9}" for name, _ in _COLUMNS)
+    lines.append(header)
+    lines.append("-" * len(header))
+
+    def row(name: str, counts: Mapping[str, int]) -> str:
+        return name.ljust(width) + "".join(f"{sum(counts.get(k, 0) for k in keys):>9}" for _, keys in _COLUMNS)
+
+    for suite in suites:
+        lines.append(row(suite, totals.by_suite[suite]))
+    lines.append("-" * len(header))
+    lines.append(row("total", totals.total()))
+    if faults:
+        lines.append("backend faults: " + ", ".join(f"{kind} x{faults[kind]}" for kind in sorted(faults)))
+    if failures:
+        lines.append("")
+        lines.append(f"failures ({len(failures)}):")
+        for record in failures:
+            message = record.message.splitlines()[0] if record.message else record.outcome
+            lines.append(f"  {record.case_id} [{record.outcome}]: {message[:200]}")
+            lines.append(f"    reproduce: {record.reproduce}")
+    if report_path:
+        lines.append(f"JSON-lines report: {report_path}")
+    verdict = "FAILED" if totals.failed() else "PASSED"
+    lines.append(f"result: {verdict} (not-applicable, skipped and xfailed cases do not fail a run)")
+    return lines

@@ -1,0 +1,151 @@
+"""The one adapter between the conformance harness and the reference planning layers.
+
+The harness's reference backend calls only the functions below. Each planning
+operation takes an opaque *scenario* document (a JSON object defined by the
+planning layers) and returns plain values or raises a ``VNextError``. An
+operation whose layer has not landed yet raises ``OperationNotSupported``; once
+it is implemented, decorate it with ``@implemented`` so ``supported_operations()``
+(and therefore the backend's ``describe``) announces it.
+
+Rules every implementation here must keep (they are the harness protocol's rules):
+
+* a contract failure raises the contract's ``VNextError`` variant;
+* a malformed scenario document raises a ``VNextError`` too (normally
+  ``Serialization("decode scenario", ...)``), never a bare Python exception;
+* ``revalidate`` decodes the wire first (``decode_untrusted``: size, header,
+  schema, typed parse) and only then builds the trusted dependencies from the
+  scenario, so decode-stage rejections do not depend on the scenario;
+* wire results are the exact bytes the contract's ``to_json`` writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final, TypeVar
+
+from reference.versions import PlanSchemaVersion
+
+__all__ = [
+    "CONTRACT_CRATE",
+    "CONTRACT_MODULE",
+    "CONTRACT_VERSION",
+    "EXECUTION_PLAN_SCHEMA",
+    "IMPLEMENTATION_LANGUAGE",
+    "IMPLEMENTATION_NAME",
+    "LIMITS",
+    "PLANNING_OPERATIONS",
+    "OperationNotSupported",
+    "PreparedFamily",
+    "Scenario",
+    "WeightPlanSelection",
+    "build_plan",
+    "fingerprint_catalog",
+    "implemented",
+    "prepare_family",
+    "revalidate",
+    "select_weight_plan",
+    "supported_operations",
+]
+
+Scenario = Mapping[str, Any]
+"""A scenario document: an opaque JSON object owned by the planning layers."""
+
+IMPLEMENTATION_NAME: Final = "vnext-conformance-reference"
+IMPLEMENTATION_LANGUAGE: Final = "python"
+CONTRACT_CRATE: Final = "ferrum-interfaces"
+CONTRACT_VERSION: Final = "0.12.2"
+CONTRACT_MODULE: Final = "vnext"
+#: 05 §1: the only plan schema decode and revalidation accept.
+EXECUTION_PLAN_SCHEMA: Final = PlanSchemaVersion(8, 1)
+
+#: Contract byte and count limits the reference enforces (01 §3.6, 02 §7.4, 05 §1).
+LIMITS: Final[Mapping[str, int]] = {
+    "max_execution_plan_wire_bytes": 16 * 1024 * 1024,
+    "max_prepared_model_family_wire_bytes": 16 * 1024 * 1024,
+    "max_execution_plan_resource_rows": 65_536,
+    "max_weight_materializers": 64,
+}
+
+#: The planning operations, in protocol order (``describe`` is always supported).
+PLANNING_OPERATIONS: Final = (
+    "prepare_family",
+    "fingerprint_catalog",
+    "build_plan",
+    "revalidate",
+    "select_weight_plan",
+)
+
+
+class OperationNotSupported(Exception):
+    """The backend does not implement ``operation``; suites needing it are *not applicable*."""
+
+    def __init__(self, operation: str) -> None:
+        super().__init__(f"operation {operation!r} is not supported by this backend")
+        self.operation = operation
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.operation,))
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedFamily:
+    """``prepare_family`` result: the prepared family's wire bytes and its fingerprint (02 §7)."""
+
+    wire: bytes
+    fingerprint: str
+
+
+@dataclass(frozen=True, slots=True)
+class WeightPlanSelection:
+    """``select_weight_plan`` result: the ``ExecutionWeightPlan`` wire bytes and fingerprint (05 §10.7)."""
+
+    wire: bytes
+    fingerprint: str
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+_IMPLEMENTED: set[str] = set()
+
+
+def implemented(fn: F) -> F:
+    """Mark a planning operation below as implemented (its name must be a planning operation)."""
+    name = fn.__name__
+    if name not in PLANNING_OPERATIONS:
+        raise ValueError(f"{name!r} is not a planning operation")
+    _IMPLEMENTED.add(name)
+    return fn
+
+
+def supported_operations() -> tuple[str, ...]:
+    """``describe`` plus every implemented planning operation, sorted."""
+    return tuple(sorted({"describe", *_IMPLEMENTED}))
+
+
+# --------------------------------------------------------------------------- operations
+# Replace a body and add ``@implemented`` when the layer lands.
+
+
+def prepare_family(scenario: Scenario) -> PreparedFamily:
+    """Prepare the scenario's model family (02 §6) and return its wire and fingerprint."""
+    raise OperationNotSupported("prepare_family")
+
+
+def fingerprint_catalog(scenario: Scenario) -> str:
+    """``CapabilityCatalog::fingerprint()`` (direct mode, 01 §3.5) of the scenario's catalog."""
+    raise OperationNotSupported("fingerprint_catalog")
+
+
+def build_plan(scenario: Scenario) -> bytes:
+    """``ExecutionPlan::build`` then ``to_json``: the exact plan wire bytes (05 §3, §8)."""
+    raise OperationNotSupported("build_plan")
+
+
+def revalidate(scenario: Scenario, wire: bytes) -> str:
+    """Decode ``wire`` untrusted, then revalidate it against the scenario (05 §9); the plan hash."""
+    raise OperationNotSupported("revalidate")
+
+
+def select_weight_plan(scenario: Scenario) -> WeightPlanSelection:
+    """``WeightMaterializerRegistry::select_exact`` for the scenario's selection (05 §10.4)."""
+    raise OperationNotSupported("select_weight_plan")
