@@ -126,14 +126,23 @@ def supported_operations() -> tuple[str, ...]:
 # Replace a body and add ``@implemented`` when the layer lands.
 
 
+@implemented
 def prepare_family(scenario: Scenario) -> PreparedFamily:
     """Prepare the scenario's model family (02 §6) and return its wire and fingerprint."""
-    raise OperationNotSupported("prepare_family")
+    from reference.scenario.document import ScenarioDocument
+    from reference.scenario.sections import scenario_family
+
+    family = scenario_family(ScenarioDocument.from_wire(scenario))
+    return PreparedFamily(wire=family.to_json_bytes(), fingerprint=family.fingerprint())
 
 
+@implemented
 def fingerprint_catalog(scenario: Scenario) -> str:
     """``CapabilityCatalog::fingerprint()`` (direct mode, 01 §3.5) of the scenario's catalog."""
-    raise OperationNotSupported("fingerprint_catalog")
+    from reference.scenario.document import ScenarioDocument
+    from reference.scenario.sections import scenario_catalog
+
+    return scenario_catalog(ScenarioDocument.from_wire(scenario)).fingerprint()
 
 
 def build_plan(scenario: Scenario) -> bytes:
