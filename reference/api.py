@@ -155,6 +155,18 @@ def revalidate(scenario: Scenario, wire: bytes) -> str:
     raise OperationNotSupported("revalidate")
 
 
+@implemented
 def select_weight_plan(scenario: Scenario) -> WeightPlanSelection:
-    """``WeightMaterializerRegistry::select_exact`` for the scenario's selection (05 §10.4)."""
-    raise OperationNotSupported("select_weight_plan")
+    """``WeightMaterializerRegistry::select_exact`` for the scenario's selection (05 §10.4).
+
+    With ``weights: null`` the trusted plan is the identity plan of the family.
+    """
+    from reference.scenario.document import ScenarioDocument
+    from reference.scenario.sections import scenario_catalog, scenario_family, scenario_weights
+    from reference.weights.document import weight_plan_selection
+
+    doc = ScenarioDocument.from_wire(scenario)
+    family = scenario_family(doc)
+    _, trusted = scenario_weights(doc, family, scenario_catalog(doc))
+    wire, fingerprint = weight_plan_selection(trusted)
+    return WeightPlanSelection(wire=wire, fingerprint=fingerprint)

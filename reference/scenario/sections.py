@@ -12,8 +12,10 @@ from reference.model.registration import TypedFamilyRegistration
 from reference.policy.document import policy_from_document
 from reference.policy.runtime_policy import RuntimePolicy
 from reference.scenario.document import SCENARIO_CONTEXT, ScenarioDocument
+from reference.weights.document import WeightSelectionDocument
+from reference.weights.trusted import TrustedExecutionWeightPlan
 
-__all__ = ["scenario_catalog", "scenario_family", "scenario_policy"]
+__all__ = ["scenario_catalog", "scenario_family", "scenario_policy", "scenario_weights"]
 
 
 def scenario_family(scenario: ScenarioDocument) -> PreparedModelFamily:
@@ -34,3 +36,19 @@ def scenario_catalog(scenario: ScenarioDocument) -> CapabilityCatalog:
 def scenario_policy(scenario: ScenarioDocument) -> RuntimePolicy:
     """The runtime policy the scenario's policy document describes (04 §1-§4)."""
     return policy_from_document(scenario.policy)
+
+
+def scenario_weights(
+    scenario: ScenarioDocument, family: PreparedModelFamily, catalog: CapabilityCatalog
+) -> tuple[CapabilityCatalog, TrustedExecutionWeightPlan]:
+    """The catalog the plan is built against and the trusted execution weight plan (05 §10).
+
+    ``weights: null`` selects the identity materializer against the catalog as
+    given; otherwise the selection document builds its registry, augments the
+    catalog when it says so, and runs ``select_exact``.
+    """
+    if scenario.weights is None:
+        return catalog, TrustedExecutionWeightPlan.identity(family)
+    document = WeightSelectionDocument.from_wire(scenario.weights, context=SCENARIO_CONTEXT, path="$.weights")
+    selection = document.select(family, catalog)
+    return selection.catalog, selection.trusted
