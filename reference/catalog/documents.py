@@ -148,12 +148,20 @@ class EstimatorSpec:
 
 @dataclass(eq=False)
 class DeclaredEstimator:
-    """Registry plumbing for a declared estimator; estimates arrive with spec 04 (inject ``estimate``)."""
+    """A declared estimator. ``reference(...)`` (and ``RegistryDocument.build``) wire in the spec 04
+    reference estimate for the declared behaviour; a bare instance without ``estimate`` refuses to answer."""
 
     provider: OperationProviderDescriptor
     spec: EstimatorSpec
     estimate: Callable[[DeclaredEstimator, Any], Any] | None = None
     calls: int = field(default=0)
+
+    @classmethod
+    def reference(cls, provider: OperationProviderDescriptor, spec: EstimatorSpec) -> DeclaredEstimator:
+        """The declared behaviour answered by ``reference.resolution.estimators.declared_estimate``."""
+        from reference.resolution.estimators import declared_estimate  # the resolution layer imports the catalog
+
+        return cls(provider, spec, declared_estimate)
 
     def descriptor(self) -> OperationProviderDescriptor:
         return self.provider
@@ -161,7 +169,7 @@ class DeclaredEstimator:
     def estimate_resources(self, request: Any) -> Any:
         self.calls += 1
         if self.estimate is None:
-            raise NotImplementedError("resource estimates are produced by the spec 04 layer")
+            raise NotImplementedError("this declared estimator has no estimate hook (use DeclaredEstimator.reference)")
         return self.estimate(self, request)
 
 
@@ -192,7 +200,8 @@ class RegistryDocument:
     def build(
         self, catalog: CapabilityCatalog, estimator_factory: EstimatorFactory | None = None
     ) -> tuple[OperationRuntimeRegistry, list[DeclaredOperationContract]]:
-        """Contracts take the catalog's descriptors; estimators the catalog provider rows (first match by id)."""
+        """Contracts take the catalog's descriptors; estimators the catalog provider rows (first match by id),
+        answering with the reference estimate of their declared behaviour unless ``estimator_factory`` is given."""
         contracts = [
             DeclaredOperationContract(catalog.operation(spec.operation_id), spec.reject_signature)
             for spec in self.contracts
@@ -203,7 +212,9 @@ class RegistryDocument:
             row = rows.get(spec.provider_id)
             if row is None:
                 raise Serialization("build registry document", f"provider `{spec.provider_id}` is not in the catalog")
-            estimators.append(estimator_factory(spec, row) if estimator_factory else DeclaredEstimator(row, spec))
+            estimators.append(
+                estimator_factory(spec, row) if estimator_factory else DeclaredEstimator.reference(row, spec)
+            )
         return OperationRuntimeRegistry(contracts, estimators), contracts
 
     def to_wire(self) -> dict[str, Any]:

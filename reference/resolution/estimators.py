@@ -1,0 +1,199 @@
+"""Reference estimators (spec 04 §10): the seed's ``TestEstimator`` and ``SequentialScratchEstimator``.
+
+``ReferenceEstimator`` answers like the seed for each ``EstimateBehavior``:
+scratch ``fixed(scratch)`` (``tokens(scratch)`` for ``token_scaled_scratch``)
+invocation/overwrite, persistent ``fixed(persistent)`` plan/preserve, alignment
+16 (64 for ``arena_alignment64`` with weight-arena ids, 3 for
+``invalid_alignment``), and the forged identity/input fields of the ``wrong_*``
+behaviours. ``declared_estimate`` plugs both into ``DeclaredEstimator``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TYPE_CHECKING, Final
+
+from reference.catalog.provider import OperationProviderDescriptor
+from reference.catalog.storage import DynamicStorageRequirement
+from reference.errors import InvalidExecutionPlan
+from reference.ids import NodeId
+from reference.resolution.estimate import OperationResourceEstimate, OperationResourceEstimateRequest
+from reference.resolution.formula import ProviderWorkspaceSizeFormula
+from reference.resolution.usage import BufferUsage
+from reference.resolution.workspace import (
+    ProviderWorkspaceRequirement,
+    ProviderWorkspaceReusePolicy,
+    ProviderWorkspaceScope,
+)
+from reference.versions import ContractVersion
+
+if TYPE_CHECKING:
+    from reference.catalog.documents import DeclaredEstimator
+
+__all__ = [
+    "WEIGHT_ARENA_PREFIX",
+    "CallCounter",
+    "EstimateBehavior",
+    "ReferenceEstimator",
+    "SequentialScratchEstimator",
+    "declared_estimate",
+]
+
+#: Resource ids the program plan compiler gives weight arenas.
+WEIGHT_ARENA_PREFIX: Final = "resource/weight-arena/sha256/"
+
+
+class EstimateBehavior(Enum):
+    """The seed's nine behaviours (snake_case, as in registry documents)."""
+
+    CORRECT = "correct"
+    ARENA_ALIGNMENT64 = "arena_alignment64"
+    TOKEN_SCALED_SCRATCH = "token_scaled_scratch"
+    WRONG_ESTIMATOR_ID = "wrong_estimator_id"
+    WRONG_ESTIMATOR_VERSION = "wrong_estimator_version"
+    WRONG_IMPLEMENTATION = "wrong_implementation"
+    WRONG_INPUT = "wrong_input"
+    INVALID_ALIGNMENT = "invalid_alignment"
+    MISSING_SCRATCH = "missing_scratch"
+
+
+@dataclass
+class CallCounter:
+    """A shared mutable call count (the seed's ``Arc<AtomicUsize>``)."""
+
+    count: int = 0
+
+    def bump(self) -> None:
+        self.count += 1
+
+
+def _contiguous() -> DynamicStorageRequirement:
+    return DynamicStorageRequirement.contiguous()
+
+
+def _scratch(bytes_: int, token_scaled: bool) -> ProviderWorkspaceRequirement:
+    formula = (
+        ProviderWorkspaceSizeFormula.tokens(bytes_) if token_scaled else ProviderWorkspaceSizeFormula.fixed(bytes_)
+    )
+    return ProviderWorkspaceRequirement.from_formula(
+        formula,
+        16,
+        ProviderWorkspaceScope.INVOCATION,
+        ProviderWorkspaceReusePolicy.OVERWRITE_BEFORE_READ,
+        _contiguous(),
+    )
+
+
+def _persistent(bytes_: int) -> ProviderWorkspaceRequirement:
+    return ProviderWorkspaceRequirement.new(
+        bytes_, 16, ProviderWorkspaceScope.PLAN, ProviderWorkspaceReusePolicy.PRESERVE, _contiguous()
+    )
+
+
+def _uses_weight_arena(request: OperationResourceEstimateRequest) -> bool:
+    return any(
+        binding.usage is BufferUsage.WEIGHTS
+        and any(c.resource_id.value.startswith(WEIGHT_ARENA_PREFIX) for c in binding.storage.components)
+        for binding in request.values
+    )
+
+
+def behavior_estimate(
+    descriptor: OperationProviderDescriptor,
+    request: OperationResourceEstimateRequest,
+    scratch_bytes: int,
+    persistent_bytes: int,
+    behavior: EstimateBehavior,
+) -> OperationResourceEstimate:
+    """The seed ``TestEstimator::estimate_resources`` answer for ``behavior``."""
+    b = EstimateBehavior
+    if behavior is b.INVALID_ALIGNMENT:
+        alignment = 3
+    elif behavior is b.ARENA_ALIGNMENT64 and _uses_weight_arena(request):
+        alignment = 64
+    else:
+        alignment = 16
+    scratch = None if behavior is b.MISSING_SCRATCH else _scratch(scratch_bytes, behavior is b.TOKEN_SCALED_SCRATCH)
+    return OperationResourceEstimate(
+        "resource-estimator.wrong" if behavior is b.WRONG_ESTIMATOR_ID else descriptor.resource_estimator_id,
+        ContractVersion(2, 0) if behavior is b.WRONG_ESTIMATOR_VERSION else descriptor.resource_estimator_version,
+        "0" * 64 if behavior is b.WRONG_IMPLEMENTATION else descriptor.resource_estimator_implementation_fingerprint,
+        "1" * 64 if behavior is b.WRONG_INPUT else request.input_fingerprint,
+        alignment,
+        scratch,
+        _persistent(persistent_bytes),
+    )
+
+
+def sequential_estimate(
+    descriptor: OperationProviderDescriptor,
+    request: OperationResourceEstimateRequest,
+    scratch_bytes_by_node: Mapping[NodeId, int],
+    persistent_bytes: int,
+) -> OperationResourceEstimate:
+    """The seed ``SequentialScratchEstimator`` answer: per-node fixed scratch, unknown node -> error."""
+    scratch_bytes = scratch_bytes_by_node.get(request.node_id)
+    if scratch_bytes is None:
+        raise InvalidExecutionPlan(reason=f"unexpected sequential node `{request.node_id}`")
+    return OperationResourceEstimate(
+        descriptor.resource_estimator_id,
+        descriptor.resource_estimator_version,
+        descriptor.resource_estimator_implementation_fingerprint,
+        request.input_fingerprint,
+        16,
+        _scratch(scratch_bytes, False),
+        _persistent(persistent_bytes),
+    )
+
+
+@dataclass(eq=False)
+class ReferenceEstimator:
+    """The seed ``TestEstimator``: one provider descriptor, a shared call counter, sizes and a behaviour."""
+
+    provider: OperationProviderDescriptor
+    calls: CallCounter
+    scratch_bytes: int
+    persistent_bytes: int
+    behavior: EstimateBehavior = EstimateBehavior.CORRECT
+
+    def descriptor(self) -> OperationProviderDescriptor:
+        return self.provider
+
+    def estimate_resources(self, request: OperationResourceEstimateRequest) -> OperationResourceEstimate:
+        self.calls.bump()
+        return behavior_estimate(self.provider, request, self.scratch_bytes, self.persistent_bytes, self.behavior)
+
+
+#: The seed's per-node scratch sizes.
+SEQUENTIAL_SCRATCH_BYTES: Final = {NodeId("node.first"): 64, NodeId("node.second"): 96}
+
+
+@dataclass(eq=False)
+class SequentialScratchEstimator:
+    """The seed ``SequentialScratchEstimator``: scratch 64 / 96 for ``node.first`` / ``node.second``, persistent 32."""
+
+    provider: OperationProviderDescriptor
+    calls: CallCounter = field(default_factory=CallCounter)
+    scratch_bytes_by_node: Mapping[NodeId, int] = field(default_factory=lambda: dict(SEQUENTIAL_SCRATCH_BYTES))
+    persistent_bytes: int = 32
+
+    def descriptor(self) -> OperationProviderDescriptor:
+        return self.provider
+
+    def estimate_resources(self, request: OperationResourceEstimateRequest) -> OperationResourceEstimate:
+        self.calls.bump()
+        return sequential_estimate(self.provider, request, self.scratch_bytes_by_node, self.persistent_bytes)
+
+
+def declared_estimate(
+    estimator: DeclaredEstimator, request: OperationResourceEstimateRequest
+) -> OperationResourceEstimate:
+    """The ``DeclaredEstimator`` hook: per-node scratch when declared, else the declared behaviour."""
+    spec = estimator.spec
+    if spec.scratch_bytes_by_node:
+        return sequential_estimate(estimator.provider, request, dict(spec.scratch_bytes_by_node), spec.persistent_bytes)
+    return behavior_estimate(
+        estimator.provider, request, spec.scratch_bytes, spec.persistent_bytes, EstimateBehavior(spec.behavior)
+    )
