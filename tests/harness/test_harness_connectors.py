@@ -88,16 +88,29 @@ def test_in_process_and_exec_agree_on_describe(exec_fake: ExecBackend, exec_refe
     assert exec_reference.connect() == ReferenceBackend().describe()
 
 
+def _seed_params(operation: str) -> dict[str, Any]:
+    from reference.fixtures.scenarios import seed_scenario
+
+    scenario = seed_scenario("connector")
+    wire = api.build_plan(scenario) if operation == "revalidate" else b""
+    return params_for(operation, scenario, wire)
+
+
 @pytest.mark.parametrize("operation", PLANNING)
-def test_unsupported_operations_agree(exec_reference: ExecBackend, operation: str) -> None:
-    """The reference declares only what reference.api implements; both paths say not supported."""
+def test_reference_operations_agree_in_process_and_over_exec(exec_reference: ExecBackend, operation: str) -> None:
+    """The reference declares exactly what reference.api implements, and both paths give the same outcome."""
     supported = operation in api.supported_operations()
     assert (operation in ReferenceBackend().describe().operations) == supported
-    if supported:
-        pytest.skip("implemented now; covered by the conformance suites")
-    for backend in (ReferenceBackend(), exec_reference):
-        with pytest.raises(OperationNotSupported):
-            call_outcome(backend, operation, params_for(operation, {}, b""))
+    assert (operation in exec_reference.describe().operations) == supported
+    if not supported:
+        for backend in (ReferenceBackend(), exec_reference):
+            with pytest.raises(OperationNotSupported):
+                call_outcome(backend, operation, params_for(operation, {}, b""))
+        return
+    params = _seed_params(operation)
+    local: Outcome = call_outcome(ReferenceBackend(), operation, params)
+    remote: Outcome = call_outcome(exec_reference, operation, params)
+    assert remote == local
 
 
 def test_operation_not_supported_from_the_backend_crosses_exec(exec_fake: ExecBackend) -> None:
