@@ -148,8 +148,8 @@ class EstimatorSpec:
 
 @dataclass(eq=False)
 class DeclaredEstimator:
-    """A declared estimator. ``reference(...)`` (and ``RegistryDocument.build``) wire in the spec 04
-    reference estimate for the declared behaviour; a bare instance without ``estimate`` refuses to answer."""
+    """A declared estimator answering with the spec 04 reference estimate of its declared behaviour,
+    or with ``estimate`` when one is given (tests inject their own)."""
 
     provider: OperationProviderDescriptor
     spec: EstimatorSpec
@@ -169,7 +169,9 @@ class DeclaredEstimator:
     def estimate_resources(self, request: Any) -> Any:
         self.calls += 1
         if self.estimate is None:
-            raise NotImplementedError("this declared estimator has no estimate hook (use DeclaredEstimator.reference)")
+            from reference.resolution.estimators import declared_estimate  # the resolution layer imports the catalog
+
+            return declared_estimate(self, request)
         return self.estimate(self, request)
 
 

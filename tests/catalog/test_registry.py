@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from reference.catalog import (
     DeclaredEstimator,
     DeclaredOperationContract,
@@ -120,8 +118,7 @@ def test_capability_catalog_from_registry() -> None:
 def test_declared_estimator_plumbing() -> None:
     _, estimators = _parts()
     est = estimators[0]
-    with pytest.raises(NotImplementedError):
-        est.estimate_resources(None)
+    assert DeclaredEstimator.reference(est.provider, est.spec).estimate is not None
     wired = DeclaredEstimator(est.provider, est.spec, lambda self, request: (self.spec.behavior, request))
     assert wired.estimate_resources(7) == ("correct", 7)
     assert wired.calls == 1
