@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from conformance.corpus import corpus_paths
+from conformance.seed_corpus import SEED_PREFIX
 from harness.bundles import check_bundle, load_bundle
 from harness.under_test import BackendUnderTest
 from reference.canonical import sha256_hex
@@ -19,12 +20,16 @@ _PATHS = corpus_paths()
 
 
 def test_corpus_integrity() -> None:
-    """Every corpus file decodes as a bundle, is canonical and is named by its sha256."""
+    """Every corpus file decodes as a bundle and is canonical; seed cases are named ``seed_<case>``
+    after their case, every other (promoted) bundle by its sha256."""
     for path in _PATHS:
         data = path.read_bytes()
         bundle = load_bundle(path)
         assert bundle.canonical() == data, f"{path.name} is not in canonical form"
-        assert path.stem == sha256_hex(data), f"{path.name} is not named by its sha256"
+        if path.stem.startswith(SEED_PREFIX):
+            assert bundle.case == path.stem, f"{path.name} is not named after its case {bundle.case!r}"
+        else:
+            assert path.stem == sha256_hex(data), f"{path.name} is not named by its sha256"
 
 
 @pytest.mark.parametrize("path", _PATHS, ids=[path.stem for path in _PATHS])

@@ -1,0 +1,136 @@
+"""The seed planning cases of the checked-in corpus, as named ``build_plan`` bundles.
+
+``python -m conformance.seed_corpus --write`` regenerates ``conformance/corpus/seed_*.json``
+from ``reference/fixtures/scenarios.py``; each bundle pins the reference's outcome
+(the exact plan wire, or the error kind). ``--check`` (and the project's tests)
+fail when a checked-in seed file differs from what the fixtures and the
+reference produce now.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Final
+
+from conformance.corpus import corpus_dir
+from harness.bundles import Bundle
+from harness.operations import encode_params
+from harness.outcome import Outcome, call_outcome
+
+__all__ = ["SEED_PREFIX", "seed_bundles", "seed_cases"]
+
+SEED_PREFIX: Final = "seed_"
+
+#: The seed's ``EstimateBehavior`` values, snake_case.
+BEHAVIORS: Final = (
+    "correct",
+    "arena_alignment64",
+    "token_scaled_scratch",
+    "wrong_estimator_id",
+    "wrong_estimator_version",
+    "wrong_implementation",
+    "wrong_input",
+    "invalid_alignment",
+    "missing_scratch",
+)
+GRAPH_SCENARIOS: Final = (
+    "alias",
+    "alias_late_consumer",
+    "alias_terminal_intermediate",
+    "state_chain",
+    "state_read_only",
+)
+
+
+def seed_cases() -> dict[str, tuple[Callable[[], dict[str, Any]], str]]:
+    """``file stem -> (scenario builder, note)`` for every seed case."""
+    from reference.fixtures.policies import policy_with
+    from reference.fixtures.scenarios import (
+        GRAPH_ALIAS_VARIANTS,
+        graph_scenario,
+        paged_storage_scenario,
+        plan_fixture_scenario,
+        sequential_scratch_scenario,
+    )
+
+    cases: dict[str, tuple[Callable[[], dict[str, Any]], str]] = {
+        "seed_plan_fixture_0": (lambda: plan_fixture_scenario(0), "05 §7.16 plan_fixture(0): static 48, runnable 112"),
+        "seed_plan_fixture_policy_4096_256_4": (
+            lambda: plan_fixture_scenario(
+                0, name="plan_fixture_policy_4096_256_4", policy_value=policy_with(4096, 256, 4)
+            ),
+            "05 §7.16 policy_with(4096, 256, 4): usable 3840, ceiling 496",
+        ),
+        "seed_sequential_scratch": (sequential_scratch_scenario, "05 §7.9 invocation peak 96, runnable 160"),
+        "seed_paged_storage": (paged_storage_scenario, "04 §9.2 preferred provider loses on storage; fallback"),
+    }
+    for scenario in GRAPH_SCENARIOS:
+        cases[f"seed_graph_{scenario}"] = (
+            lambda scenario=scenario: graph_scenario(scenario),  # type: ignore[misc]
+            f"05 §5.3 GraphFamily {scenario}",
+        )
+    for variant in GRAPH_ALIAS_VARIANTS:
+        if variant != "must_alias_exact":
+            cases[f"seed_graph_alias_{variant}"] = (
+                lambda variant=variant: graph_scenario("alias", variant),  # type: ignore[misc]
+                f"05 §5.3 GraphFamily alias, {variant}",
+            )
+    for behavior in BEHAVIORS:
+        cases[f"seed_estimate_{behavior}"] = (
+            lambda behavior=behavior: plan_fixture_scenario(0, name=f"estimate_{behavior}", behavior=behavior),  # type: ignore[misc]
+            f"04 §10 EstimateBehavior {behavior}",
+        )
+    return cases
+
+
+def _pinned(outcome: Outcome) -> dict[str, Any]:
+    if outcome.kind == "result":
+        return {"result": outcome.value}
+    return {"error": {"kind": outcome.value["kind"]}}
+
+
+def seed_bundles() -> dict[str, Bundle]:
+    """Every seed case with the reference's outcome pinned."""
+    from harness.backends import ReferenceBackend
+
+    backend = ReferenceBackend()
+    out = {}
+    for stem, (build, note) in seed_cases().items():
+        params = encode_params("build_plan", build())
+        outcome = call_outcome(backend, "build_plan", params)
+        out[stem] = Bundle("build_plan", params, _pinned(outcome), case=stem, note=note)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--write", action="store_true", help="rewrite conformance/corpus/seed_*.json")
+    mode.add_argument("--check", action="store_true", help="exit 1 when a seed file is stale or missing")
+    args = parser.parse_args(argv)
+    directory = corpus_dir()
+    bundles = seed_bundles()
+    stale = []
+    for stem, bundle in bundles.items():
+        path = Path(directory) / f"{stem}.json"
+        data = bundle.canonical()
+        if args.write:
+            path.write_bytes(data)
+        elif not path.exists() or path.read_bytes() != data:
+            stale.append(path.name)
+    extra = sorted(p.name for p in Path(directory).glob(f"{SEED_PREFIX}*.json") if p.stem not in bundles)
+    if args.write:
+        for name in extra:
+            (Path(directory) / name).unlink()
+        print(f"wrote {len(bundles)} seed bundles to {directory}")
+        return 0
+    for name in stale + extra:
+        print(f"stale: {name}", file=sys.stderr)
+    return 1 if stale or extra else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,185 @@
+"""``ExecutionPlan`` (spec 05 §3, §8): an immutable, hashed, validated plan.
+
+Built only by ``ExecutionPlan.build(request)`` (or ``build_execution_plan``). It holds
+the payload, the plan hash, the registry authority of its resolutions and the trusted
+execution-weight witness; only ``{"payload", "plan_hash"}`` is serialized. ``to_json``
+writes the direct (declaration-order) bytes; more than 16 MiB is
+``Serialization("serialize execution plan")``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from reference.canonical import JsonValue, direct_bytes
+from reference.catalog.catalog import CapabilityCatalog
+from reference.catalog.registry import PlanningAuthority
+from reference.errors import Serialization
+from reference.ids import PlanHash, PlanId
+from reference.model.prepared import PreparedModelFamily
+from reference.plan.memory import MemoryPlan
+from reference.plan.node import PlanNode
+from reference.plan.payload import MAX_EXECUTION_PLAN_WIRE_BYTES, ExecutionPlanPayload
+from reference.policy.runtime_policy import RuntimePolicy
+from reference.resolution.node_resolution import PlanNodeResolution
+from reference.weights.trusted import TrustedExecutionWeightPlan
+
+if TYPE_CHECKING:
+    from reference.plan.request import CompletionRetentionSpec, PlanBuildRequest
+
+__all__ = ["ExecutionPlan", "build_execution_plan"]
+
+SERIALIZE_CONTEXT: Final = "serialize execution plan"
+_TOKEN: Final = object()
+
+
+class ExecutionPlan:
+    """Payload + hash (+ process-local authority and trusted weights, never serialized)."""
+
+    __slots__ = ("_authority", "_json", "_payload", "_payload_wire", "_plan_hash", "_weights")
+
+    def __init__(
+        self,
+        token: object,
+        payload: ExecutionPlanPayload,
+        payload_wire: dict[str, JsonValue],
+        plan_hash: PlanHash,
+        authority: PlanningAuthority,
+        weights: TrustedExecutionWeightPlan,
+    ) -> None:
+        if token is not _TOKEN:
+            raise TypeError("ExecutionPlan is built by ExecutionPlan.build")
+        self._payload = payload
+        self._payload_wire = payload_wire
+        self._plan_hash = plan_hash
+        self._authority = authority
+        self._weights = weights
+        self._json: bytes | None = None
+
+    @classmethod
+    def _assemble(
+        cls,
+        payload: ExecutionPlanPayload,
+        payload_wire: dict[str, JsonValue],
+        plan_hash: PlanHash,
+        authority: PlanningAuthority,
+        weights: TrustedExecutionWeightPlan,
+    ) -> ExecutionPlan:
+        return cls(_TOKEN, payload, payload_wire, plan_hash, authority, weights)
+
+    @classmethod
+    def build(cls, request: PlanBuildRequest) -> ExecutionPlan:
+        """Spec 05 §3 steps 1-19 (see ``reference.plan.build``)."""
+        from reference.plan.build import build_plan
+
+        return build_plan(request)
+
+    # ------------------------------------------------------------------ accessors
+
+    @property
+    def payload(self) -> ExecutionPlanPayload:
+        return self._payload
+
+    @property
+    def plan_hash(self) -> PlanHash:
+        return self._plan_hash
+
+    @property
+    def plan_id(self) -> PlanId:
+        return self._payload.plan_id
+
+    @property
+    def nodes(self) -> tuple[PlanNode, ...]:
+        return self._payload.nodes
+
+    @property
+    def memory(self) -> MemoryPlan:
+        return self._payload.memory
+
+    def node(self, node_id: str) -> PlanNode:
+        return next(n for n in self._payload.nodes if n.id.value == node_id)
+
+    def registry_authority(self) -> PlanningAuthority:
+        return self._authority
+
+    def trusted_execution_weights(self) -> TrustedExecutionWeightPlan:
+        return self._weights
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ExecutionPlan):
+            return NotImplemented
+        return (
+            self._plan_hash == other._plan_hash
+            and self._payload_wire == other._payload_wire
+            and self._authority == other._authority
+            and self._weights == other._weights
+        )
+
+    def __hash__(self) -> int:
+        return hash(self._plan_hash)
+
+    def __repr__(self) -> str:
+        return f"ExecutionPlan({self.plan_id.value})"
+
+    # ------------------------------------------------------------------ wire
+
+    def payload_wire(self) -> dict[str, Any]:
+        """A fresh copy of the payload's JSON value."""
+        value = json.loads(self.to_json())["payload"]
+        assert isinstance(value, dict)
+        return value
+
+    def to_wire(self) -> dict[str, Any]:
+        """A fresh copy of ``{"payload": ..., "plan_hash": ...}``."""
+        value = json.loads(self.to_json())
+        assert isinstance(value, dict)
+        return value
+
+    def to_json(self) -> bytes:
+        """Compact declaration-order bytes; more than 16 MiB -> ``Serialization``."""
+        if self._json is None:
+            data = direct_bytes(
+                {"payload": self._payload_wire, "plan_hash": self._plan_hash.value},
+                context=SERIALIZE_CONTEXT,
+                trusted=True,
+            )
+            if len(data) > MAX_EXECUTION_PLAN_WIRE_BYTES:
+                raise Serialization(
+                    SERIALIZE_CONTEXT,
+                    f"execution plan wire has {len(data)} bytes, over {MAX_EXECUTION_PLAN_WIRE_BYTES}",
+                )
+            self._json = data
+        return self._json
+
+    def validate_internal(self, family: PreparedModelFamily) -> None:
+        """Spec 05 §9.4 (``reference.plan.validate``)."""
+        from reference.plan.validate import validate_internal
+
+        validate_internal(self, family)
+
+
+def build_execution_plan(
+    family: PreparedModelFamily,
+    catalog: CapabilityCatalog,
+    policy: RuntimePolicy,
+    resolutions: Sequence[PlanNodeResolution],
+    *,
+    completion_retention: CompletionRetentionSpec | Sequence[str] = (),
+    execution_weights: TrustedExecutionWeightPlan | None = None,
+) -> ExecutionPlan:
+    """``PlanBuildRequest.new(...)`` [``.with_execution_weights``] [``.with_completion_retention``], then build."""
+    from reference.plan.request import CompletionRetentionSpec, PlanBuildRequest
+
+    request = PlanBuildRequest.new(family, catalog, policy, resolutions)
+    if execution_weights is not None:
+        request = request.with_execution_weights(execution_weights)
+    spec = (
+        completion_retention
+        if isinstance(completion_retention, CompletionRetentionSpec)
+        else CompletionRetentionSpec.of(completion_retention)
+    )
+    if spec.values:
+        request = request.with_completion_retention(spec)
+    return ExecutionPlan.build(request)
