@@ -87,6 +87,7 @@ class PreparedModelFamily(_PreparedFields):
     """A trusted prepared family; build it with ``from_canonical_config`` (or a registration)."""
 
     _authority: object = field(default=None, repr=False)
+    _fingerprint: str | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self._authority is not _AUTHORITY:
@@ -134,8 +135,15 @@ class PreparedModelFamily(_PreparedFields):
         )
 
     def fingerprint(self) -> str:
-        """sha256 of the compact declaration-order JSON (what plans carry as ``prepared_family_fingerprint``)."""
-        return direct_fingerprint(self.to_wire(), context="serialize prepared model family")
+        """sha256 of the compact declaration-order JSON (what plans carry as ``prepared_family_fingerprint``).
+
+        Computed once: every field is immutable.
+        """
+        if self._fingerprint is None:
+            value = direct_fingerprint(self.to_wire(), context="serialize prepared model family")
+            object.__setattr__(self, "_fingerprint", value)
+            return value
+        return self._fingerprint
 
     def to_json_bytes(self) -> bytes:
         """The compact wire bytes."""

@@ -274,6 +274,7 @@ class ModelProgram:
     weights: tuple[WeightReference, ...]
     outputs: tuple[ProgramValueId, ...]
     checkpoint_inputs: ProgramCheckpointInputs | None = None
+    _nodes_by_id: dict[NodeId, ProgramNode] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         for name in ("inputs", "blocks", "states", "weights", "outputs"):
@@ -374,7 +375,10 @@ class ModelProgram:
         return tuple(node for block in self.blocks for node in block.nodes)
 
     def node(self, node_id: NodeId) -> ProgramNode | None:
-        return next((n for n in self.nodes() if n.id == node_id), None)
+        """The node with ``node_id`` (ids are unique in a valid program); indexed on first use."""
+        if not self._nodes_by_id:
+            self._nodes_by_id.update((n.id, n) for n in self.nodes())
+        return self._nodes_by_id.get(node_id)
 
     def state(self, state_id: StateId) -> StateSpec | None:
         return next((s for s in self.states if s.id == state_id), None)
