@@ -11,13 +11,16 @@ returns its typed result, or raises:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Protocol, runtime_checkable
 
 from harness.description import BackendDescription
 from reference.api import OperationNotSupported, PreparedFamily, Scenario, WeightPlanSelection
+from reference.runtime.result import ExecuteResult
 
 __all__ = [
     "Backend",
+    "ExecuteResult",
     "OperationNotSupported",
     "PreparedFamily",
     "Scenario",
@@ -51,6 +54,10 @@ class Backend(Protocol):
 
     def select_weight_plan(self, scenario: Scenario) -> WeightPlanSelection:
         """Select an exact weight materializer: execution weight plan wire and fingerprint."""
+        ...
+
+    def execute(self, scenario: Scenario, inputs: Mapping[str, bytes] | None = None, replays: int = 1) -> ExecuteResult:
+        """Optional: run the scenario's plan on the backend's device runtime ``replays`` times."""
         ...
 
     def close(self) -> None:

@@ -3,7 +3,13 @@
 * ``run``: run the conformance suites against a backend (pytest underneath);
 * ``serve``: serve a backend (the reference by default) over the JSON-lines protocol;
 * ``replay``: replay scenario bundles (counterexamples or corpus files) against a backend;
-* ``describe``: print a backend's ``describe`` result.
+* ``describe``: print a backend's ``describe`` result;
+* ``build``: build a scenario's execution plan with the reference and print its exact wire;
+* ``revalidate``: decode a plan wire untrusted and revalidate it against a scenario (``{"plan_hash"}``);
+* ``hash``: recompute a plan wire's hash independently and say whether ``plan_hash``/``plan_id`` match.
+
+``build`` and ``revalidate`` print the typed error object ``{"kind": ...}`` on stdout and exit 1
+on a contract rejection; ``hash`` exits 1 when the wire is inconsistent; usage errors exit 2.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from collections.abc import Sequence
 from importlib import metadata, resources
 from typing import Any
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "main", "wire_hash_report"]
 
 _MIB = 1024 * 1024
 _PLUGIN = "harness.pytest_plugin"
@@ -146,9 +152,14 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     oracle = ReferenceBackend()
     failed = 0
     try:
+        declared: frozenset[str] | None = None
         for path in args.files:
             try:
                 bundle = load_bundle(path)
+                if declared is None:
+                    declared = frozenset(backend.describe().operations)
+                if bundle.operation not in declared:
+                    raise OperationNotSupported(bundle.operation)
                 outcome = check_bundle(backend, oracle, bundle)
             except BundleMismatch as exc:
                 failed += 1
@@ -179,6 +190,109 @@ def _cmd_describe(args: argparse.Namespace) -> int:
         backend.close()
     print(json.dumps(description.to_wire(), indent=2))
     return 0
+
+
+def _read_input(path: str) -> bytes | None:
+    """A command's input file, or ``None`` (reported on stderr) when it cannot be read: a usage error."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError as exc:
+        print(f"vnext-conformance: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
+        return None
+
+
+def _print_json(value: Any) -> None:
+    print(json.dumps(value, sort_keys=False, separators=(",", ":"), ensure_ascii=False))
+
+
+def _scenario_value(data: bytes) -> Any:
+    from reference.canonical import loads_strict
+    from reference.scenario.document import MAX_SCENARIO_BYTES, SCENARIO_CONTEXT
+
+    return loads_strict(data, context=SCENARIO_CONTEXT, max_bytes=MAX_SCENARIO_BYTES)
+
+
+def _cmd_build(args: argparse.Namespace) -> int:
+    from reference.api import build_plan
+    from reference.errors import VNextError
+
+    data = _read_input(args.scenario)
+    if data is None:
+        return 2
+    try:
+        wire = build_plan(_scenario_value(data))
+    except VNextError as exc:
+        _print_json(exc.to_dict())
+        return 1
+    sys.stdout.flush()
+    sys.stdout.buffer.write(wire)
+    sys.stdout.buffer.flush()
+    return 0
+
+
+def _cmd_revalidate(args: argparse.Namespace) -> int:
+    from reference.api import revalidate
+    from reference.errors import VNextError
+    from reference.plan.decode import decode_untrusted
+
+    scenario, wire = _read_input(args.scenario), _read_input(args.plan)
+    if scenario is None or wire is None:
+        return 2
+    try:
+        # The wire is decoded before the scenario is read (reference/api.py): a
+        # decode-stage rejection never depends on the scenario file.
+        decode_untrusted(wire)
+        plan_hash = revalidate(_scenario_value(scenario), wire)
+    except VNextError as exc:
+        _print_json(exc.to_dict())
+        return 1
+    _print_json({"plan_hash": plan_hash})
+    return 0
+
+
+HASH_CONTEXT = "hash execution plan wire"
+
+
+def wire_hash_report(data: bytes) -> dict[str, Any]:
+    """Recompute a wire's plan hash independently of any typed decoder (01 §3.6, 05 §8.2).
+
+    ``plan_hash`` = sha256 of the canonical bytes of ``payload`` without ``plan_id``;
+    the report says whether the wire's ``plan_hash`` and ``payload.plan_id`` match it.
+    A wire that is not strict JSON ``{"payload": {...}, ...}`` is ``Serialization``.
+    """
+    from reference.canonical import canonical_bytes, loads_strict, sha256_hex
+    from reference.errors import Serialization
+    from reference.plan.payload import MAX_EXECUTION_PLAN_WIRE_BYTES
+
+    raw = loads_strict(data, context=HASH_CONTEXT, max_bytes=MAX_EXECUTION_PLAN_WIRE_BYTES)
+    if not isinstance(raw, dict) or not isinstance(raw.get("payload"), dict):
+        raise Serialization(HASH_CONTEXT, "$.payload: missing or not a JSON object")
+    payload = raw["payload"]
+    digest = sha256_hex(canonical_bytes({k: v for k, v in payload.items() if k != "plan_id"}, context=HASH_CONTEXT))
+    carried_hash, carried_id = raw.get("plan_hash"), payload.get("plan_id")
+    return {
+        "plan_hash": digest,
+        "wire_plan_hash": carried_hash,
+        "wire_plan_id": carried_id,
+        "plan_hash_matches": carried_hash == digest,
+        "plan_id_matches": carried_id == "plan/sha256/" + digest,
+    }
+
+
+def _cmd_hash(args: argparse.Namespace) -> int:
+    from reference.errors import VNextError
+
+    data = _read_input(args.plan)
+    if data is None:
+        return 2
+    try:
+        report = wire_hash_report(data)
+    except VNextError as exc:
+        _print_json(exc.to_dict())
+        return 1
+    _print_json(report)
+    return 0 if report["plan_hash_matches"] and report["plan_id_matches"] else 1
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -220,6 +334,19 @@ def build_parser() -> argparse.ArgumentParser:
     describe.add_argument("--backend", default="reference")
     _add_exec_options(describe)
     describe.set_defaults(func=_cmd_describe)
+
+    build = sub.add_parser("build", help="build a scenario's execution plan and print its exact wire")
+    build.add_argument("--scenario", required=True, help="scenario document (JSON)")
+    build.set_defaults(func=_cmd_build)
+
+    revalidate = sub.add_parser("revalidate", help="decode a plan wire untrusted and revalidate it against a scenario")
+    revalidate.add_argument("--scenario", required=True, help="scenario document (JSON)")
+    revalidate.add_argument("--plan", required=True, help="execution plan wire (JSON)")
+    revalidate.set_defaults(func=_cmd_revalidate)
+
+    hash_ = sub.add_parser("hash", help="recompute a plan wire's hash and check plan_hash and plan_id")
+    hash_.add_argument("--plan", required=True, help="execution plan wire (JSON)")
+    hash_.set_defaults(func=_cmd_hash)
     return parser
 
 

@@ -11,6 +11,7 @@ operation              params                                  result
 ``build_plan``         ``{"scenario"}``                        ``{"wire_base64"}``
 ``revalidate``         ``{"scenario", "wire_base64"}``         ``{"plan_hash"}``
 ``select_weight_plan`` ``{"scenario"}``                        ``{"wire_base64", "fingerprint"}``
+``execute`` (optional) ``{"scenario", "inputs", "replays"}``   ``{"outputs", "ledger", "replay_digests"}``
 =====================  ======================================  =========================================
 
 Wire bytes travel as standard base64 (RFC 4648 §4, padded), so any byte string,
@@ -25,12 +26,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from harness.backend import Backend
+from harness.backend import Backend, OperationNotSupported
 from harness.contract import KNOWN_OPERATIONS
 from harness.description import BackendDescription
 from reference.api import PreparedFamily, WeightPlanSelection
 from reference.canonical import is_canonical_sha256
 from reference.errors import Serialization
+from reference.runtime.result import ExecuteResult
 
 __all__ = [
     "OPERATION_SPECS",
@@ -189,6 +191,40 @@ def _hash_dec(raw: Any) -> str:
     return _sha(_exact_keys(raw, ("plan_hash",), "revalidate result"), "plan_hash", "revalidate result")
 
 
+def _execute_params_enc(
+    scenario: Mapping[str, Any], inputs: Mapping[str, bytes] | None = None, replays: int = 1
+) -> dict[str, Any]:
+    return {
+        "scenario": scenario,
+        "inputs": {k: b64encode(bytes(v)) for k, v in sorted((inputs or {}).items())},
+        "replays": replays,
+    }
+
+
+def _execute_params_dec(raw: Mapping[str, Any]) -> tuple[Any, ...]:
+    inputs = raw["inputs"]
+    if not isinstance(inputs, dict):
+        raise ProtocolError("execute params.inputs must be a JSON object")
+    decoded = {str(k): b64decode_exact(v, what=f"execute params.inputs.{k}") for k, v in inputs.items()}
+    replays = raw["replays"]
+    if type(replays) is not int or not 0 <= replays <= 0xFFFFFFFF:
+        raise ProtocolError("execute params.replays must be a u32")
+    return (_scenario(raw, "execute params"), decoded, replays)
+
+
+def _execute_result_enc(value: Any) -> dict[str, Any]:
+    if not isinstance(value, ExecuteResult):
+        raise ProtocolError(f"execute must return ExecuteResult, got {type(value).__name__}")
+    return value.to_wire()
+
+
+def _execute_result_dec(raw: Any) -> ExecuteResult:
+    try:
+        return ExecuteResult.from_wire(raw)
+    except Serialization as exc:
+        raise ProtocolError(f"execute result: {exc.message_text}") from None
+
+
 def _build_specs() -> dict[str, OperationSpec]:
     specs: dict[str, OperationSpec] = {
         "describe": OperationSpec(
@@ -208,6 +244,14 @@ def _build_specs() -> dict[str, OperationSpec]:
         specs[op] = OperationSpec(op, ("scenario",), enc_p, dec_p, enc_r, dec_r)
     specs["revalidate"] = OperationSpec(
         "revalidate", ("scenario", "wire_base64"), _reval_params_enc, _reval_params_dec, _hash_enc, _hash_dec
+    )
+    specs["execute"] = OperationSpec(
+        "execute",
+        ("scenario", "inputs", "replays"),
+        _execute_params_enc,
+        _execute_params_dec,
+        _execute_result_enc,
+        _execute_result_dec,
     )
     if set(specs) != set(KNOWN_OPERATIONS):  # pragma: no cover - table and contract must agree
         raise AssertionError("operation table does not match KNOWN_OPERATIONS")
@@ -249,7 +293,9 @@ def decode_result(operation: str, raw: Any) -> Any:
 def invoke(backend: Backend, operation: str, args: Sequence[Any]) -> Any:
     """Call the typed method ``operation`` of ``backend``."""
     _spec(operation)
-    method: Callable[..., Any] = getattr(backend, operation)
+    method: Callable[..., Any] | None = getattr(backend, operation, None)
+    if method is None:  # an optional operation the backend object does not have
+        raise OperationNotSupported(operation)
     return method(*args)
 
 

@@ -7,10 +7,18 @@ report, and turns a declared-but-unimplemented operation into a failure.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.backend import Backend, OperationNotSupported, PreparedFamily, Scenario, WeightPlanSelection
+from harness.backend import (
+    Backend,
+    ExecuteResult,
+    OperationNotSupported,
+    PreparedFamily,
+    Scenario,
+    WeightPlanSelection,
+)
 from harness.cases import not_applicable
 from harness.description import BackendDescription
 from harness.faults import BackendFault
@@ -93,6 +101,10 @@ class BackendUnderTest:
 
     def select_weight_plan(self, scenario: Scenario) -> WeightPlanSelection:
         result: WeightPlanSelection = self._run("select_weight_plan", scenario)
+        return result
+
+    def execute(self, scenario: Scenario, inputs: Mapping[str, bytes] | None = None, replays: int = 1) -> ExecuteResult:
+        result: ExecuteResult = self._run("execute", scenario, inputs or {}, replays)
         return result
 
     def close(self) -> None:

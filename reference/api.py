@@ -40,6 +40,7 @@ __all__ = [
     "Scenario",
     "WeightPlanSelection",
     "build_plan",
+    "execute",
     "fingerprint_catalog",
     "implemented",
     "prepare_family",
@@ -74,6 +75,7 @@ PLANNING_OPERATIONS: Final = (
     "build_plan",
     "revalidate",
     "select_weight_plan",
+    "execute",
 )
 
 
@@ -145,14 +147,20 @@ def fingerprint_catalog(scenario: Scenario) -> str:
     return scenario_catalog(ScenarioDocument.from_wire(scenario)).fingerprint()
 
 
+@implemented
 def build_plan(scenario: Scenario) -> bytes:
     """``ExecutionPlan::build`` then ``to_json``: the exact plan wire bytes (05 §3, §8)."""
-    raise OperationNotSupported("build_plan")
+    from reference.scenario.plan import build_scenario_plan
+
+    return build_scenario_plan(scenario).to_json()
 
 
+@implemented
 def revalidate(scenario: Scenario, wire: bytes) -> str:
     """Decode ``wire`` untrusted, then revalidate it against the scenario (05 §9); the plan hash."""
-    raise OperationNotSupported("revalidate")
+    from reference.scenario.plan import revalidate_scenario_wire
+
+    return revalidate_scenario_wire(scenario, wire).plan_hash.value
 
 
 @implemented
@@ -170,3 +178,19 @@ def select_weight_plan(scenario: Scenario) -> WeightPlanSelection:
     _, trusted = scenario_weights(doc, family, scenario_catalog(doc))
     wire, fingerprint = weight_plan_selection(trusted)
     return WeightPlanSelection(wire=wire, fingerprint=fingerprint)
+
+
+from reference.runtime.result import ExecuteResult  # noqa: E402 - appended with ``execute``
+
+
+@implemented
+def execute(scenario: Scenario, inputs: Mapping[str, bytes], replays: int) -> ExecuteResult:
+    """Optional: build the scenario's plan and run it ``replays`` times on the reference numpy runtime.
+
+    ``inputs`` maps every program input id to its bytes. The result holds each
+    program output's bytes, the runtime ledger and one output digest per replay
+    (harness/PROTOCOL.md §5.2, decision 08-runtime).
+    """
+    from reference.runtime.execute import execute_scenario
+
+    return execute_scenario(scenario, inputs, replays)

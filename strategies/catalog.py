@@ -272,9 +272,7 @@ def operation_descriptors(
         inputs=tuple(inputs),
         outputs=tuple(outputs),
         attributes=draw(attribute_schemas()),
-        resources=ResourceRequirements(
-            draw(_ALIGNMENTS), draw(_PRESENCE), draw(_PRESENCE), draw(_PRESENCE)
-        ),
+        resources=ResourceRequirements(draw(_ALIGNMENTS), draw(_PRESENCE), draw(_PRESENCE), draw(_PRESENCE)),
         oracle=oracle,
         provider=ProviderRequirement(
             ContractVersion(version.major, draw(st.integers(0, 2))), frozenset(CapabilityId(c) for c in required)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from harness import operations
-from harness.backend import OperationNotSupported, PreparedFamily, Scenario, WeightPlanSelection
+from harness.backend import ExecuteResult, OperationNotSupported, PreparedFamily, Scenario, WeightPlanSelection
 from harness.contract import CONTRACT_IDENTITY, PROTOCOL_VERSION, SUITE_NAME, suite_version
 from harness.description import BackendDescription
 from harness.faults import BackendFault
@@ -253,6 +253,10 @@ class ExecBackend:
 
     def select_weight_plan(self, scenario: Scenario) -> WeightPlanSelection:
         result: WeightPlanSelection = self._call("select_weight_plan", scenario)
+        return result
+
+    def execute(self, scenario: Scenario, inputs: Mapping[str, bytes] | None = None, replays: int = 1) -> ExecuteResult:
+        result: ExecuteResult = self._call("execute", scenario, inputs or {}, replays)
         return result
 
     def close(self) -> None:

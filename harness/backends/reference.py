@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from harness.backend import PreparedFamily, Scenario, WeightPlanSelection
+from collections.abc import Mapping
+
+from harness.backend import ExecuteResult, PreparedFamily, Scenario, WeightPlanSelection
 from harness.contract import suite_version
 from harness.description import BackendDescription, ContractIdentity, Implementation
 from reference import api
@@ -37,6 +39,9 @@ class ReferenceBackend:
 
     def select_weight_plan(self, scenario: Scenario) -> WeightPlanSelection:
         return api.select_weight_plan(scenario)
+
+    def execute(self, scenario: Scenario, inputs: Mapping[str, bytes] | None = None, replays: int = 1) -> ExecuteResult:
+        return api.execute(scenario, inputs or {}, replays)
 
     def close(self) -> None:
         return None

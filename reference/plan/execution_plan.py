@@ -27,6 +27,7 @@ from reference.resolution.node_resolution import PlanNodeResolution
 from reference.weights.trusted import TrustedExecutionWeightPlan
 
 if TYPE_CHECKING:
+    from reference.plan.decode import UnvalidatedExecutionPlan
     from reference.plan.request import CompletionRetentionSpec, PlanBuildRequest
 
 __all__ = ["ExecutionPlan", "build_execution_plan"]
@@ -75,6 +76,13 @@ class ExecutionPlan:
         from reference.plan.build import build_plan
 
         return build_plan(request)
+
+    @staticmethod
+    def decode_untrusted(data: bytes) -> UnvalidatedExecutionPlan:
+        """Spec 05 §9.1 (``reference.plan.decode``): a well-formed but untrusted plan."""
+        from reference.plan.decode import decode_untrusted
+
+        return decode_untrusted(data)
 
     # ------------------------------------------------------------------ accessors
 

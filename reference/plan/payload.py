@@ -139,7 +139,10 @@ class ExecutionPlanPayload:
                 obj.raw("execution_weights"), context=context, path=obj.at("execution_weights")
             ),
             obj.identity("weight_format", WeightFormatId),
-            tuple(_format(f, context, f"{obj.at('quantization_formats')}[{i}]") for i, f in enumerate(formats)),
+            # a BTreeSet: decoding sorts and deduplicates, so a non-canonical array fails the round trip
+            tuple(
+                sorted({_format(f, context, f"{obj.at('quantization_formats')}[{i}]") for i, f in enumerate(formats)})
+            ),
             tuple(
                 RetainedCompletionValue.from_wire(
                     r, context=context, path=f"{obj.at('retained_completion_values')}[{i}]"

@@ -16,10 +16,13 @@ from harness.backends.reference import ReferenceBackend
 from harness.description import BackendDescription, Implementation
 from reference.canonical import canonical_bytes, direct_bytes, fingerprint, sha256_hex
 from reference.errors import error_from_dict
+from reference.runtime.ledger import LedgerReport
+from reference.runtime.result import ExecuteResult
 
 ALL_OPERATIONS = (
     "build_plan",
     "describe",
+    "execute",
     "fingerprint_catalog",
     "prepare_family",
     "revalidate",
@@ -77,6 +80,12 @@ class FullFake:
     def select_weight_plan(self, scenario: Scenario) -> WeightPlanSelection:
         _check(scenario, "select_weight_plan")
         return WeightPlanSelection(direct_bytes(dict(scenario)), fingerprint(dict(scenario)))
+
+    def execute(self, scenario: Scenario, inputs: Any, replays: int) -> ExecuteResult:
+        _check(scenario, "execute")
+        data = canonical_bytes({"scenario": dict(scenario), "inputs": {k: v.hex() for k, v in inputs.items()}})
+        ledger = LedgerReport(len(data), {}, 1, 0, 0)
+        return ExecuteResult({"value.fake": data}, ledger, (sha256_hex(data),) * max(1, min(replays, 64)))
 
     def close(self) -> None:
         return None

@@ -89,9 +89,9 @@ def test_in_process_and_exec_agree_on_describe(exec_fake: ExecBackend, exec_refe
 
 
 def _seed_params(operation: str) -> dict[str, Any]:
-    from reference.fixtures.scenarios import seed_scenario
+    from reference.fixtures.scenarios import plan_fixture_scenario
 
-    scenario = seed_scenario("connector")
+    scenario = plan_fixture_scenario(0)
     wire = api.build_plan(scenario) if operation == "revalidate" else b""
     return params_for(operation, scenario, wire)
 

@@ -177,9 +177,14 @@ def test_check_bundle_against_expectation_and_oracle() -> None:
         )
 
 
+class _OracleWithoutBuild(FullFake):
+    def build_plan(self, scenario: Any) -> bytes:
+        raise api.OperationNotSupported("build_plan")
+
+
 def test_oracle_without_the_operation_is_operation_not_supported() -> None:
     with pytest.raises(api.OperationNotSupported):
-        check_bundle(FullFake(), ReferenceBackend(), Bundle("build_plan", {"scenario": {}}))
+        check_bundle(FullFake(), _OracleWithoutBuild(), Bundle("build_plan", {"scenario": {}}))
 
 
 def test_outcome_matching_ignores_only_messages() -> None:

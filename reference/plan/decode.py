@@ -1,0 +1,115 @@
+"""Untrusted plan wire decoding (spec 05 §9.1, 01 §3.6, 01 §5 rule 7).
+
+``decode_untrusted(data)`` runs, in this order, and the first failure wins:
+
+1. size: more than ``MAX_EXECUTION_PLAN_WIRE_BYTES`` (16 MiB, inclusive limit) is
+   ``Serialization`` before any parsing;
+2. strict JSON (``loads_strict``: duplicate keys are refused everywhere, decision
+   D-05PW-1) and the header ``payload.schema = {major: u16, minor: u16}`` (other keys
+   ignored at this stage); any failure is ``Serialization``;
+3. ``schema != 8.1`` is ``UnsupportedPlanSchema`` with the wire's numbers, before any
+   nested validation;
+4. the full typed parse (deny_unknown_fields at every depth, nested validating
+   decoders, canonical ``plan_hash``); any failure is ``Serialization``;
+5. the canonical round trip: the typed value must re-serialize to exactly the parsed
+   JSON value (key order aside), else ``Serialization``.
+
+Decoding checks neither the hash nor ``plan_id``; that is revalidation's job.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+from reference.canonical import JsonValue, canonical_bytes, loads_strict
+from reference.errors import Serialization, UnsupportedPlanSchema
+from reference.ids import PlanHash
+from reference.plan.payload import EXECUTION_PLAN_SCHEMA, MAX_EXECUTION_PLAN_WIRE_BYTES, ExecutionPlanPayload
+from reference.versions import PlanSchemaVersion
+from reference.wire import WireObject, read_uint
+
+__all__ = ["DECODE_CONTEXT", "UnvalidatedExecutionPlan", "decode_untrusted", "read_plan_schema"]
+
+DECODE_CONTEXT: Final = "decode untrusted execution plan"
+_WIRE_FIELDS: Final = ("payload", "plan_hash")
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class UnvalidatedExecutionPlan:
+    """A well-formed but untrusted plan: not executable until ``revalidate`` rebuilds it.
+
+    ``payload`` is the typed payload; ``plan_hash`` the carried (unchecked) hash.
+    """
+
+    payload: ExecutionPlanPayload
+    plan_hash: PlanHash
+
+    def schema(self) -> PlanSchemaVersion:
+        return self.payload.schema
+
+    def payload_wire(self) -> dict[str, JsonValue]:
+        """The payload's JSON value (equal to the decoded wire's payload)."""
+        return self.payload.to_wire()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, UnvalidatedExecutionPlan):
+            return NotImplemented
+        return self.plan_hash == other.plan_hash and self.payload == other.payload
+
+    def __hash__(self) -> int:
+        return hash(self.plan_hash)
+
+
+def _check_size(size: int) -> None:
+    if size > MAX_EXECUTION_PLAN_WIRE_BYTES:
+        raise Serialization(
+            DECODE_CONTEXT, f"execution plan wire size {size} exceeds limit {MAX_EXECUTION_PLAN_WIRE_BYTES}"
+        )
+
+
+def read_plan_schema(raw: Any, *, context: str = DECODE_CONTEXT) -> PlanSchemaVersion:
+    """The header ``{"payload": {"schema": {"major": u16, "minor": u16}}}``; other keys are ignored."""
+    if not isinstance(raw, dict):
+        raise Serialization(context, "$: an execution plan wire must be a JSON object")
+    payload = raw.get("payload")
+    if "payload" not in raw or not isinstance(payload, dict):
+        raise Serialization(context, "$.payload: missing or not a JSON object")
+    schema = payload.get("schema")
+    if "schema" not in payload or not isinstance(schema, dict):
+        raise Serialization(context, "$.payload.schema: missing or not a JSON object")
+    for name in ("major", "minor"):
+        if name not in schema:
+            raise Serialization(context, f"$.payload.schema: missing field `{name}`")
+    return PlanSchemaVersion(
+        read_uint(schema["major"], bits=16, context=context, path="$.payload.schema.major"),
+        read_uint(schema["minor"], bits=16, context=context, path="$.payload.schema.minor"),
+    )
+
+
+def check_plan_schema(schema: PlanSchemaVersion) -> None:
+    """``schema != 8.1`` (major or minor; no compatibility rule) -> ``UnsupportedPlanSchema``."""
+    if schema != EXECUTION_PLAN_SCHEMA:
+        raise UnsupportedPlanSchema(
+            expected_major=EXECUTION_PLAN_SCHEMA.major,
+            expected_minor=EXECUTION_PLAN_SCHEMA.minor,
+            actual_major=schema.major,
+            actual_minor=schema.minor,
+        )
+
+
+def decode_untrusted(data: bytes | bytearray | memoryview) -> UnvalidatedExecutionPlan:
+    """``ExecutionPlan::decode_untrusted``: size, strict JSON + header, schema, typed parse, round trip."""
+    raw_bytes = bytes(data)
+    _check_size(len(raw_bytes))
+    raw = loads_strict(raw_bytes, context=DECODE_CONTEXT, max_bytes=MAX_EXECUTION_PLAN_WIRE_BYTES)
+    check_plan_schema(read_plan_schema(raw))
+    obj = WireObject(raw, _WIRE_FIELDS, type_name="ExecutionPlan", context=DECODE_CONTEXT)
+    payload = ExecutionPlanPayload.from_wire(obj.raw("payload"), context=DECODE_CONTEXT, path="$.payload")
+    plan_hash = PlanHash.from_wire(obj.raw("plan_hash"), context=DECODE_CONTEXT)
+    typed = {"payload": payload.to_wire(), "plan_hash": plan_hash.value}
+    if canonical_bytes(typed, context=DECODE_CONTEXT, trusted=True) != canonical_bytes(raw, context=DECODE_CONTEXT):
+        raise Serialization(
+            DECODE_CONTEXT, "execution plan wire contains unknown or non-canonical nested fields (round trip differs)"
+        )
+    return UnvalidatedExecutionPlan(payload, plan_hash)

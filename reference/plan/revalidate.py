@@ -1,0 +1,147 @@
+"""Revalidation of an untrusted plan against current trusted dependencies (spec 05 §9.2-§9.3, 01 §3.6).
+
+``revalidate(unvalidated, family, catalog, policy, resolutions, *, completion_retention,
+execution_weights)``:
+
+1. ``schema != 8.1`` -> ``UnsupportedPlanSchema``;
+2. rebuild: ``PlanBuildRequest.new`` -> ``with_execution_weights`` -> ``with_completion_retention``
+   -> ``ExecutionPlan.build`` (any build error propagates with its own kind);
+3. the untrusted payload and the rebuilt payload differ as JSON values (``plan_id``
+   included) -> ``InvalidExecutionPlan``;
+4. ``rebuilt.plan_hash != wire plan_hash`` -> ``PlanHashMismatch{expected: rebuilt, actual: wire}``;
+5. the **rebuilt** plan is returned.
+
+Defaults (no retention, ``TrustedExecutionWeightPlan.identity(family)``) give plain
+``revalidate``; a plan built with retention or non-identity weights revalidates only
+when the same trusted inputs are supplied. ``validate_against`` is §9.3.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Final
+
+from reference.canonical import canonical_bytes
+from reference.catalog.catalog import CapabilityCatalog
+from reference.errors import PlanHashMismatch
+from reference.model.prepared import PreparedModelFamily
+from reference.plan._util import invalid
+from reference.plan.decode import UnvalidatedExecutionPlan, check_plan_schema, decode_untrusted
+from reference.plan.execution_plan import ExecutionPlan
+from reference.plan.request import CompletionRetentionSpec, PlanBuildRequest
+from reference.policy.runtime_policy import RuntimePolicy
+from reference.resolution.node_resolution import PlanNodeResolution
+from reference.weights.trusted import TrustedExecutionWeightPlan
+
+__all__ = [
+    "DIFFERS_FROM_REBUILD",
+    "compare_with_rebuild",
+    "from_json_validated",
+    "rebuild",
+    "revalidate",
+    "validate_against",
+]
+
+DIFFERS_FROM_REBUILD: Final = "untrusted plan differs from a semantic rebuild against current dependencies"
+_UNTRUSTED_CONTEXT: Final = "serialize unvalidated execution plan payload"
+_REBUILT_CONTEXT: Final = "serialize rebuilt execution plan payload"
+
+
+def _retention(values: CompletionRetentionSpec | Iterable[str]) -> CompletionRetentionSpec:
+    return values if isinstance(values, CompletionRetentionSpec) else CompletionRetentionSpec.of(values)
+
+
+def rebuild(
+    family: PreparedModelFamily,
+    catalog: CapabilityCatalog,
+    policy: RuntimePolicy,
+    resolutions: Sequence[PlanNodeResolution],
+    *,
+    completion_retention: CompletionRetentionSpec | Iterable[str] = (),
+    execution_weights: TrustedExecutionWeightPlan | None = None,
+) -> ExecutionPlan:
+    """Step 2: ``new`` -> ``with_execution_weights`` (identity by default) -> ``with_completion_retention`` -> build."""
+    request = PlanBuildRequest.new(family, catalog, policy, resolutions)
+    weights = TrustedExecutionWeightPlan.identity(family) if execution_weights is None else execution_weights
+    request = request.with_execution_weights(weights).with_completion_retention(_retention(completion_retention))
+    return ExecutionPlan.build(request)
+
+
+def compare_with_rebuild(unvalidated: UnvalidatedExecutionPlan, rebuilt: ExecutionPlan) -> ExecutionPlan:
+    """Steps 3-5 against an already rebuilt plan: payload JSON values, then hashes; the rebuilt plan."""
+    untrusted = canonical_bytes(unvalidated.payload.to_wire(), context=_UNTRUSTED_CONTEXT, trusted=True)
+    trusted = canonical_bytes(rebuilt.payload.to_wire(), context=_REBUILT_CONTEXT, trusted=True)
+    if untrusted != trusted:
+        raise invalid(DIFFERS_FROM_REBUILD)
+    if rebuilt.plan_hash != unvalidated.plan_hash:
+        raise PlanHashMismatch(expected=rebuilt.plan_hash.value, actual=unvalidated.plan_hash.value)
+    return rebuilt
+
+
+def revalidate(
+    unvalidated: UnvalidatedExecutionPlan,
+    family: PreparedModelFamily,
+    catalog: CapabilityCatalog,
+    policy: RuntimePolicy,
+    resolutions: Sequence[PlanNodeResolution],
+    *,
+    completion_retention: CompletionRetentionSpec | Iterable[str] = (),
+    execution_weights: TrustedExecutionWeightPlan | None = None,
+) -> ExecutionPlan:
+    """``revalidate`` / ``_with_completion_retention`` / ``_with_execution_weights`` (steps 1-5)."""
+    check_plan_schema(unvalidated.schema())
+    rebuilt = rebuild(
+        family,
+        catalog,
+        policy,
+        resolutions,
+        completion_retention=completion_retention,
+        execution_weights=execution_weights,
+    )
+    return compare_with_rebuild(unvalidated, rebuilt)
+
+
+def from_json_validated(
+    data: bytes,
+    family: PreparedModelFamily,
+    catalog: CapabilityCatalog,
+    policy: RuntimePolicy,
+    resolutions: Sequence[PlanNodeResolution],
+    *,
+    completion_retention: CompletionRetentionSpec | Iterable[str] = (),
+    execution_weights: TrustedExecutionWeightPlan | None = None,
+) -> ExecutionPlan:
+    """``decode_untrusted`` then ``revalidate``."""
+    return revalidate(
+        decode_untrusted(data),
+        family,
+        catalog,
+        policy,
+        resolutions,
+        completion_retention=completion_retention,
+        execution_weights=execution_weights,
+    )
+
+
+def validate_against(
+    plan: ExecutionPlan,
+    family: PreparedModelFamily,
+    catalog: CapabilityCatalog,
+    policy: RuntimePolicy,
+    resolutions: Sequence[PlanNodeResolution],
+    *,
+    completion_retention: CompletionRetentionSpec | Iterable[str] = (),
+) -> None:
+    """§9.3: rebuild with the plan's own trusted weights; other registry authority or any difference is invalid."""
+    rebuilt = rebuild(
+        family,
+        catalog,
+        policy,
+        resolutions,
+        completion_retention=completion_retention,
+        execution_weights=plan.trusted_execution_weights(),
+    )
+    if rebuilt.registry_authority() != plan.registry_authority():
+        raise invalid("execution plan belongs to a different operation runtime registry")
+    if rebuilt != plan:
+        raise invalid("execution plan is not identical to its semantic rebuild")

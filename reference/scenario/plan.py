@@ -1,0 +1,92 @@
+"""Building and revalidating a scenario's execution plan (05 §3, §9).
+
+``scenario_trusted_inputs(doc)``: decode the scenario, then, in this order, the family,
+the catalog, the policy, the weights selection (which may augment the catalog) and
+the node resolutions (against the augmented catalog); the completion retention is
+the scenario's list. ``build_scenario_plan`` builds from them;
+``revalidate_scenario_wire`` decodes the wire **first** (so decode-stage rejections
+never depend on the scenario), then builds the trusted inputs and revalidates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from reference.catalog.catalog import CapabilityCatalog
+from reference.ids import ProgramValueId
+from reference.model.prepared import PreparedModelFamily
+from reference.plan.decode import decode_untrusted
+from reference.plan.execution_plan import ExecutionPlan
+from reference.plan.request import CompletionRetentionSpec
+from reference.plan.revalidate import rebuild, revalidate
+from reference.policy.runtime_policy import RuntimePolicy
+from reference.resolution.node_resolution import PlanNodeResolution
+from reference.scenario.document import SCENARIO_CONTEXT, ScenarioDocument
+from reference.scenario.resolve import scenario_resolutions
+from reference.scenario.sections import scenario_catalog, scenario_family, scenario_policy, scenario_weights
+from reference.weights.trusted import TrustedExecutionWeightPlan
+
+__all__ = ["ScenarioTrustedInputs", "build_scenario_plan", "revalidate_scenario_wire", "scenario_trusted_inputs"]
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioTrustedInputs:
+    """Everything a plan build or revalidation of the scenario reads (the catalog as augmented)."""
+
+    family: PreparedModelFamily
+    catalog: CapabilityCatalog
+    policy: RuntimePolicy
+    resolutions: tuple[PlanNodeResolution, ...]
+    completion_retention: CompletionRetentionSpec
+    execution_weights: TrustedExecutionWeightPlan
+
+    def build(self) -> ExecutionPlan:
+        """``PlanBuildRequest`` with the retention and the trusted weights, then ``ExecutionPlan.build``."""
+        return rebuild(
+            self.family,
+            self.catalog,
+            self.policy,
+            self.resolutions,
+            completion_retention=self.completion_retention,
+            execution_weights=self.execution_weights,
+        )
+
+
+def _document(scenario: Mapping[str, Any] | ScenarioDocument) -> ScenarioDocument:
+    return scenario if isinstance(scenario, ScenarioDocument) else ScenarioDocument.from_wire(scenario)
+
+
+def scenario_trusted_inputs(scenario: Mapping[str, Any] | ScenarioDocument) -> ScenarioTrustedInputs:
+    """Scenario -> family -> catalog -> policy -> weights selection -> resolutions (first failure wins)."""
+    doc = _document(scenario)
+    family = scenario_family(doc)
+    catalog = scenario_catalog(doc)
+    policy = scenario_policy(doc)
+    catalog, weights = scenario_weights(doc, family, catalog)
+    resolutions = scenario_resolutions(doc, family, catalog, policy)
+    retention = CompletionRetentionSpec(
+        frozenset(ProgramValueId.from_wire(v, context=SCENARIO_CONTEXT) for v in doc.completion_retention)
+    )
+    return ScenarioTrustedInputs(family, catalog, policy, resolutions, retention, weights)
+
+
+def build_scenario_plan(scenario: Mapping[str, Any] | ScenarioDocument) -> ExecutionPlan:
+    """The scenario's execution plan (its wire is ``plan.to_json()``)."""
+    return scenario_trusted_inputs(scenario).build()
+
+
+def revalidate_scenario_wire(scenario: Mapping[str, Any] | ScenarioDocument, wire: bytes) -> ExecutionPlan:
+    """Decode ``wire`` untrusted, then revalidate it against the scenario's trusted inputs; the rebuilt plan."""
+    unvalidated = decode_untrusted(wire)
+    inputs = scenario_trusted_inputs(scenario)
+    return revalidate(
+        unvalidated,
+        inputs.family,
+        inputs.catalog,
+        inputs.policy,
+        inputs.resolutions,
+        completion_retention=inputs.completion_retention,
+        execution_weights=inputs.execution_weights,
+    )
