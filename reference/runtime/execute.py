@@ -1,8 +1,8 @@
 """Scenario-level execution: build the scenario's plan, run it on a device runtime, report.
 
 ``execute_scenario(scenario, inputs, replays)`` is what ``reference.api.execute``
-calls. The plan is built exactly as ``build_plan`` builds it (catalog, family,
-policy, weights selection, resolutions, completion retention); the runtime is
+calls. The plan is built exactly as ``build_plan`` builds it
+(``reference.scenario.plan.scenario_trusted_inputs``); the runtime is
 ``ReferenceDeviceRuntime`` over the catalog's device unless a factory is given
 (the fault-injection tests pass broken runtimes).
 """
@@ -19,14 +19,12 @@ from reference.catalog.device import DeviceDescriptor
 from reference.errors import InvalidExecutionPlan
 from reference.ids import ProgramValueId
 from reference.model.prepared import PreparedModelFamily
-from reference.plan.execution_plan import ExecutionPlan, build_execution_plan
+from reference.plan.execution_plan import ExecutionPlan
 from reference.runtime.device import ReferenceDeviceRuntime
 from reference.runtime.executor import ExecutionOutcome, PlanExecutor, execute_plan
 from reference.runtime.program_oracle import evaluate_program
 from reference.runtime.result import MAX_REPLAYS, ExecuteResult
-from reference.scenario.document import ScenarioDocument
-from reference.scenario.resolve import scenario_resolutions
-from reference.scenario.sections import scenario_catalog, scenario_family, scenario_policy, scenario_weights
+from reference.scenario.plan import scenario_trusted_inputs
 
 __all__ = [
     "RuntimeFactory",
@@ -51,21 +49,9 @@ class ScenarioPlan:
 
 
 def scenario_plan(scenario: Mapping[str, Any]) -> ScenarioPlan:
-    """Decode the scenario and build its execution plan (05 §3)."""
-    doc = ScenarioDocument.from_wire(scenario)
-    family = scenario_family(doc)
-    catalog, trusted = scenario_weights(doc, family, scenario_catalog(doc))
-    policy = scenario_policy(doc)
-    resolutions = scenario_resolutions(doc, family, catalog, policy)
-    plan = build_execution_plan(
-        family,
-        catalog,
-        policy,
-        resolutions,
-        completion_retention=doc.completion_retention,
-        execution_weights=trusted,
-    )
-    return ScenarioPlan(plan, family, catalog)
+    """Decode the scenario and build its execution plan exactly as ``build_plan`` does (05 §3)."""
+    inputs = scenario_trusted_inputs(scenario)
+    return ScenarioPlan(inputs.build(), inputs.family, inputs.catalog)
 
 
 def _inputs(built: ScenarioPlan, inputs: Mapping[str, bytes]) -> dict[ProgramValueId, bytes]:

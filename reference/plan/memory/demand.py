@@ -29,6 +29,7 @@ from typing import Any, ClassVar, Final, TypeVar
 
 from reference.errors import Serialization
 from reference.plan.memory._checked import U64_MAX, add, ep, mul, require_uint
+from reference.resolution.formula import MAX_PROVIDER_WORKSPACE_SHAPE_BUCKETS, DynamicResourceShapeBucket
 from reference.wire import WireObject, read_list, read_tagged
 
 __all__ = [
@@ -45,7 +46,6 @@ __all__ = [
     "bind_runtime_limits",
 ]
 
-MAX_PROVIDER_WORKSPACE_SHAPE_BUCKETS: Final = 64
 _CONTEXT: Final = "decode dynamic resource demand"
 D = TypeVar("D", bound="DynamicResourceDemand")
 
@@ -75,54 +75,6 @@ class DynamicResourceShape:
     def minimum(cls) -> DynamicResourceShape:
         """One sequence, one token, one page."""
         return cls(1, 1, 1)
-
-
-@dataclass(frozen=True, slots=True)
-class DynamicResourceShapeBucket:
-    """One bounded shape and its byte size; all four numbers non-zero."""
-
-    maximum_sequences: int
-    maximum_tokens: int
-    maximum_pages: int
-    bytes: int
-
-    def __post_init__(self) -> None:
-        require_uint(self.maximum_sequences, 32, "DynamicResourceShapeBucket.maximum_sequences")
-        require_uint(self.maximum_tokens, 64, "DynamicResourceShapeBucket.maximum_tokens")
-        require_uint(self.maximum_pages, 64, "DynamicResourceShapeBucket.maximum_pages")
-        require_uint(self.bytes, 64, "DynamicResourceShapeBucket.bytes")
-        if 0 in (self.maximum_sequences, self.maximum_tokens, self.maximum_pages, self.bytes):
-            raise ep("workspace shape bucket bounds and bytes must be non-zero")
-
-    def covers(self, shape: DynamicResourceShape) -> bool:
-        """Every shape dimension within the bucket maxima."""
-        return (
-            shape.sequences <= self.maximum_sequences
-            and shape.tokens <= self.maximum_tokens
-            and shape.pages <= self.maximum_pages
-        )
-
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "maximum_sequences": self.maximum_sequences,
-            "maximum_tokens": self.maximum_tokens,
-            "maximum_pages": self.maximum_pages,
-            "bytes": self.bytes,
-        }
-
-    @classmethod
-    def from_wire(cls, raw: Any, *, context: str = _CONTEXT, path: str = "$") -> DynamicResourceShapeBucket:
-        obj = WireObject(
-            raw,
-            ("maximum_sequences", "maximum_tokens", "maximum_pages", "bytes"),
-            type_name="DynamicResourceShapeBucket",
-            context=context,
-            path=path,
-        )
-        values = (obj.u32("maximum_sequences"), obj.u64("maximum_tokens"), obj.u64("maximum_pages"), obj.u64("bytes"))
-        if 0 in values:
-            raise Serialization(context, f"{path}: workspace shape bucket bounds and bytes must be non-zero")
-        return cls(*values)
 
 
 def buckets_are_canonical(buckets: tuple[DynamicResourceShapeBucket, ...]) -> bool:
