@@ -209,9 +209,7 @@ def test_a_justified_xfail_keeps_the_run_green(tmp_path: Path) -> None:
 def test_only_skip_and_case_select_cases(tmp_path: Path) -> None:
     _, records, _, _ = run(tmp_path / "only", "reference", "--only", "corpus")
     assert {r["suite"] for r in cases(records).values()} == {"corpus"}
-    _, records, _, _ = run(
-        tmp_path / "skip", "reference", "--only", "describe", "--only", "corpus", "--skip", "corpus"
-    )
+    _, records, _, _ = run(tmp_path / "skip", "reference", "--only", "describe", "--only", "corpus", "--skip", "corpus")
     assert {r["suite"] for r in cases(records).values()} == {"describe"}
     _, records, _, _ = run(tmp_path / "case", "reference", "--case", "describe/test_describe_is_stable")
     assert list(cases(records)) == ["describe/test_describe_is_stable"]
