@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from reference.canonical import canonical_bytes
-from reference.errors import Serialization
+from reference.errors import Serialization, VNextError
 from reference.ids import ResourceId
 from reference.model.element import ElementType
 from reference.plan.memory._checked import U64_MAX, U128_MAX, add, ep, require_uint, sub, total
@@ -364,7 +364,7 @@ def _check_static_row(allocation: ResourceAllocation, seen: set[ResourceId]) -> 
             stride_ok = allocation.instance_stride_bytes == quantize_storage_bytes(
                 allocation.per_instance_bytes, allocation.alignment_bytes, allocation.storage.profile
             )
-        except Exception:
+        except VNextError:  # a non-power-of-two alignment or an overflow: the row is invalid
             stride_ok = False
     if (
         allocation.resource_id in seen
