@@ -30,6 +30,7 @@ __all__ = [
     "PagesFormula",
     "ProviderWorkspaceSizeFormula",
     "TokensFormula",
+    "buckets_are_canonical",
 ]
 
 MAX_PROVIDER_WORKSPACE_SHAPE_BUCKETS: Final = 64
@@ -333,6 +334,26 @@ class PagesFormula(ProviderWorkspaceSizeFormula):
         return {"bytes_per_page": self.bytes_per_page, "maximum_pages": self.maximum_pages}
 
 
+def buckets_are_canonical(buckets: tuple[DynamicResourceShapeBucket, ...]) -> bool:
+    """1..=64 buckets; each next one >= in all maxima, > in one, and not fewer bytes."""
+    if not 1 <= len(buckets) <= MAX_PROVIDER_WORKSPACE_SHAPE_BUCKETS:
+        return False
+    for prev, nxt in itertools.pairwise(buckets):
+        grows = (
+            nxt.maximum_sequences >= prev.maximum_sequences
+            and nxt.maximum_tokens >= prev.maximum_tokens
+            and nxt.maximum_pages >= prev.maximum_pages
+        )
+        strictly = (
+            nxt.maximum_sequences > prev.maximum_sequences
+            or nxt.maximum_tokens > prev.maximum_tokens
+            or nxt.maximum_pages > prev.maximum_pages
+        )
+        if not (grows and strictly and nxt.bytes >= prev.bytes):
+            return False
+    return True
+
+
 @dataclass(frozen=True, slots=True)
 class BoundedShapeBucketsFormula(ProviderWorkspaceSizeFormula):
     """1..=64 buckets, strictly growing shapes and non-decreasing bytes; the first covering bucket wins."""
@@ -348,15 +369,8 @@ class BoundedShapeBucketsFormula(ProviderWorkspaceSizeFormula):
     def validate(self) -> None:
         if not 1 <= len(self.buckets) <= MAX_PROVIDER_WORKSPACE_SHAPE_BUCKETS:
             raise _invalid(f"needs 1..={MAX_PROVIDER_WORKSPACE_SHAPE_BUCKETS} buckets")
-        for previous, current in itertools.pairwise(self.buckets):
-            before = (previous.maximum_sequences, previous.maximum_tokens, previous.maximum_pages)
-            after = (current.maximum_sequences, current.maximum_tokens, current.maximum_pages)
-            if (
-                any(a < b for a, b in zip(after, before, strict=True))
-                or after == before
-                or current.bytes < previous.bytes
-            ):
-                raise _invalid("buckets must grow monotonically with non-decreasing bytes")
+        if not buckets_are_canonical(self.buckets):
+            raise _invalid("buckets must grow monotonically with non-decreasing bytes")
 
     def _bytes(self, shape: WorkShape) -> int:
         for bucket in self.buckets:

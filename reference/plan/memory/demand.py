@@ -21,7 +21,6 @@ WIRE form so the resolution layer can call it without a shared type.
 
 from __future__ import annotations
 
-import itertools
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -29,7 +28,11 @@ from typing import Any, ClassVar, Final, TypeVar
 
 from reference.errors import Serialization
 from reference.plan.memory._checked import U64_MAX, add, ep, mul, require_uint
-from reference.resolution.formula import MAX_PROVIDER_WORKSPACE_SHAPE_BUCKETS, DynamicResourceShapeBucket
+from reference.resolution.formula import (
+    MAX_PROVIDER_WORKSPACE_SHAPE_BUCKETS,
+    DynamicResourceShapeBucket,
+    buckets_are_canonical,
+)
 from reference.wire import WireObject, read_list, read_tagged
 
 __all__ = [
@@ -75,26 +78,6 @@ class DynamicResourceShape:
     def minimum(cls) -> DynamicResourceShape:
         """One sequence, one token, one page."""
         return cls(1, 1, 1)
-
-
-def buckets_are_canonical(buckets: tuple[DynamicResourceShapeBucket, ...]) -> bool:
-    """1..=64 buckets; each next one >= in all maxima, > in one, and not fewer bytes."""
-    if not 1 <= len(buckets) <= MAX_PROVIDER_WORKSPACE_SHAPE_BUCKETS:
-        return False
-    for prev, nxt in itertools.pairwise(buckets):
-        grows = (
-            nxt.maximum_sequences >= prev.maximum_sequences
-            and nxt.maximum_tokens >= prev.maximum_tokens
-            and nxt.maximum_pages >= prev.maximum_pages
-        )
-        strictly = (
-            nxt.maximum_sequences > prev.maximum_sequences
-            or nxt.maximum_tokens > prev.maximum_tokens
-            or nxt.maximum_pages > prev.maximum_pages
-        )
-        if not (grows and strictly and nxt.bytes >= prev.bytes):
-            return False
-    return True
 
 
 class DynamicResourceDemand(ABC):
