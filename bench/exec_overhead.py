@@ -26,10 +26,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from conformance.corpus import corpus_paths
-from harness import operations
-from harness.backend import Backend, OperationNotSupported
-from harness.backends import ExecBackend, ExecOptions, connect
+from harness.backends import connect
 from harness.bundles import load_bundle
+from harness.connection.client import Client
+from harness.connection.exec import ExecConnection, ExecOptions
+from harness.protocol.operations import OPERATIONS
+from reference.api import OperationNotSupported
 from reference.errors import VNextError
 
 
@@ -43,18 +45,18 @@ def _rate(call: Callable[[], object], calls: int) -> float:
     return calls / (time.perf_counter() - start)
 
 
-def _caller(backend: Backend, op: str, params: tuple[object, ...]) -> Callable[[], object]:
-    method: Callable[..., object] = getattr(backend, op)
-    return lambda: method(*params)
+def _caller(backend: Client, op: str, params: dict[str, object]) -> Callable[[], object]:
+    declared = OPERATIONS[op]
+    return lambda: backend.outcome(declared, params)
 
 
-def _cases(backend: Backend) -> list[tuple[str, str, tuple[object, ...]]]:
+def _cases(backend: Client) -> list[tuple[str, str, dict[str, object]]]:
     declared = set(backend.describe().operations)
-    out: list[tuple[str, str, tuple[object, ...]]] = [("describe", "describe", ())]
+    out: list[tuple[str, str, dict[str, object]]] = [("describe", "describe", {})]
     for path in corpus_paths():
         bundle = load_bundle(path)
         if bundle.operation in declared:
-            out.append((path.stem[:12], bundle.operation, operations.decode_params(bundle.operation, bundle.params)))
+            out.append((path.stem[:12], bundle.operation, bundle.params))
     return out
 
 
@@ -65,8 +67,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--min-ratio", type=float, default=None)
     args = parser.parse_args(argv)
     local = connect(args.backend)
-    remote = ExecBackend([sys.executable, "-m", "harness.cli", "serve", "--backend", args.backend], ExecOptions())
-    remote.connect()
+    remote = Client(
+        ExecConnection([sys.executable, "-m", "harness.cli", "serve", "--backend", args.backend], ExecOptions())
+    )
+    remote.open()
     planning: list[float] = []
     seconds_local = seconds_remote = 0.0
     print(f"{'case':<14}{'operation':<22}{'in-process/s':>14}{'exec/s':>12}{'ratio':>8}{'exec us/call':>14}")

@@ -17,8 +17,8 @@ from typing import Any, Final
 
 from conformance.corpus import corpus_dir
 from harness.bundles import Bundle
-from harness.operations import encode_params
-from harness.outcome import Outcome, call_outcome
+from harness.outcome import Outcome
+from harness.protocol.operations import OPERATIONS
 
 __all__ = ["SEED_PREFIX", "seed_bundles", "seed_cases"]
 
@@ -94,14 +94,17 @@ def _pinned(outcome: Outcome) -> dict[str, Any]:
 
 def seed_bundles() -> dict[str, Bundle]:
     """Every seed case with the reference's outcome pinned."""
-    from harness.backends import ReferenceBackend
+    from harness.backends import DEFAULT_SPEC, connect
 
-    backend = ReferenceBackend()
+    backend = connect(DEFAULT_SPEC)
+    build_plan = OPERATIONS["build_plan"]
     out = {}
-    for stem, (build, note) in seed_cases().items():
-        params = encode_params("build_plan", build())
-        outcome = call_outcome(backend, "build_plan", params)
-        out[stem] = Bundle("build_plan", params, _pinned(outcome), case=stem, note=note)
+    try:
+        for stem, (build, note) in seed_cases().items():
+            params = build_plan.encode_params((build(),))
+            out[stem] = Bundle("build_plan", params, _pinned(backend.outcome(build_plan, params)), case=stem, note=note)
+    finally:
+        backend.close()
     return out
 
 

@@ -1,31 +1,42 @@
 """Scenario bundles: replayable, canonical records of one operation call.
 
-A bundle file holds exactly the canonical JSON bytes (sorted keys, compact, no
-trailing newline) of::
+A bundle file holds exactly the canonical JSON bytes (sorted keys, compact, no trailing
+newline) of::
 
     {"bundle_version": 1, "case": str, "operation": str, "params": {...},
      "expect": null | {"result": {...}} | {"error": {"kind": ..., <fields>}}, "note": str}
 
-and is named ``<sha256 of those bytes>.json``. ``params`` are the protocol
-params of ``operation``. With ``expect`` null, the reference oracle's outcome is
-the expectation; otherwise the backend's outcome must match ``expect``
-(``Outcome.matches``).
+and is named ``<sha256 of those bytes>.json``. ``params`` are the protocol params of
+``operation`` and are sent as they are. With ``expect`` null, the reference oracle's outcome is
+the expectation; otherwise the backend's outcome must match ``expect`` (``Outcome.matches``).
 """
 
 from __future__ import annotations
 
+import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
-from harness import operations
-from harness.backend import Backend
-from harness.outcome import Outcome, call_outcome
+from harness.outcome import Outcome
+from harness.protocol.codecs import ProtocolError
+from harness.protocol.operations import OPERATIONS, Operation
+from reference.bounded_read import read_bounded
 from reference.canonical import canonical_bytes, loads_strict, sha256_hex
 from reference.errors import ERROR_KINDS, Serialization
 from reference.wire import WireObject
 
-__all__ = ["BUNDLE_VERSION", "Bundle", "BundleMismatch", "check_bundle", "load_bundle", "write_bundle"]
+__all__ = [
+    "BUNDLE_VERSION",
+    "MAX_BUNDLE_BYTES",
+    "Bundle",
+    "BundleMismatch",
+    "Replayer",
+    "check_bundle",
+    "load_bundle",
+    "write_bundle",
+]
 
 BUNDLE_VERSION: Final = 1
 MAX_BUNDLE_BYTES: Final = 64 * 1024 * 1024
@@ -37,6 +48,12 @@ class BundleMismatch(AssertionError):
     """The backend's outcome differs from the bundle's expectation."""
 
 
+class Replayer(Protocol):
+    """Anything that sends protocol params as they are (a client, a gated backend)."""
+
+    def outcome(self, operation: Operation[Any], params: dict[str, Any]) -> Outcome: ...
+
+
 def _check_expect(expect: Any) -> None:
     if expect is None:
         return
@@ -46,7 +63,7 @@ def _check_expect(expect: Any) -> None:
     if not isinstance(body, dict):
         raise Serialization(_CONTEXT, "expect body must be an object")
     if "error" in expect and body.get("kind") not in ERROR_KINDS:
-        raise Serialization(_CONTEXT, f"expect.error.kind {body.get('kind')!r} is not a VNextError kind")
+        raise Serialization(_CONTEXT, f"expect.error.kind {str(body.get('kind'))[:80]!r} is not a VNextError kind")
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,11 +77,18 @@ class Bundle:
     note: str = ""
 
     def __post_init__(self) -> None:
+        declared = OPERATIONS.get(self.operation)
+        if declared is None:
+            raise Serialization(_CONTEXT, f"unknown operation {self.operation[:80]!r}")
         try:
-            operations.decode_params(self.operation, self.params)
-        except operations.ProtocolError as exc:
+            declared.check_params(self.params)
+        except ProtocolError as exc:
             raise Serialization(_CONTEXT, str(exc)) from None
         _check_expect(self.expect)
+
+    @property
+    def declared(self) -> Operation[Any]:
+        return OPERATIONS[self.operation]
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -89,53 +113,58 @@ class Bundle:
         obj = WireObject(raw, _FIELDS, type_name="ScenarioBundle", context=_CONTEXT)
         if obj.u32("bundle_version") != BUNDLE_VERSION:
             raise Serialization(_CONTEXT, f"bundle_version must be {BUNDLE_VERSION}")
-        operation = obj.string("operation")
-        if operation not in operations.OPERATION_SPECS:
-            raise Serialization(_CONTEXT, f"unknown operation {operation!r}")
         params = obj.raw("params")
         if not isinstance(params, dict):
             raise Serialization(_CONTEXT, "params must be an object")
-        return cls(operation, params, obj.raw("expect"), obj.string("case"), obj.string("note"))
+        return cls(obj.string("operation"), params, obj.raw("expect"), obj.string("case"), obj.string("note"))
 
 
 def write_bundle(directory: Path | str, bundle: Bundle) -> Path:
-    """Write ``bundle`` as ``<dir>/<sha256>.json`` (idempotent); return the path."""
+    """Write ``bundle`` as ``<dir>/<sha256>.json`` atomically (idempotent, safe between processes)."""
     data = bundle.canonical()
-    path = Path(directory) / f"{sha256_hex(data)}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not path.exists():
-        tmp = path.with_suffix(".tmp")
-        tmp.write_bytes(data)
-        tmp.replace(path)
+    target = Path(directory)
+    path = target / f"{sha256_hex(data)}.json"
+    target.mkdir(parents=True, exist_ok=True)
+    if path.exists():
+        return path
+    handle, temporary = tempfile.mkstemp(dir=target, prefix=f".{path.stem[:16]}-", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
     return path
 
 
 def load_bundle(path: Path | str) -> Bundle:
-    """Decode a bundle file strictly; ``Serialization`` when it is not one."""
-    data = Path(path).read_bytes()
-    raw = loads_strict(data, context=_CONTEXT, max_bytes=MAX_BUNDLE_BYTES)
-    return Bundle.from_wire(raw)
+    """Decode a bundle file strictly (size bounded while reading); ``Serialization`` when it is not one."""
+    data = read_bounded(path, max_bytes=MAX_BUNDLE_BYTES, context=_CONTEXT)
+    return Bundle.from_wire(loads_strict(data, context=_CONTEXT, max_bytes=MAX_BUNDLE_BYTES))
 
 
-def expected_outcome(bundle: Bundle, oracle: Backend) -> Outcome | dict[str, Any]:
+def expected_outcome(bundle: Bundle, oracle: Replayer) -> Outcome | dict[str, Any]:
     """The bundle's own expectation, or the oracle's outcome when it has none."""
     if bundle.expect is not None:
         return bundle.expect
-    return call_outcome(oracle, bundle.operation, bundle.params)
+    return oracle.outcome(bundle.declared, bundle.params)
 
 
-def check_bundle(backend: Backend, oracle: Backend, bundle: Bundle) -> Outcome:
+def check_bundle(backend: Replayer, oracle: Replayer, bundle: Bundle) -> Outcome:
     """Run the bundle on ``backend``; ``BundleMismatch`` unless the outcome is the expected one.
 
-    ``OperationNotSupported`` (backend or oracle) and ``BackendFault`` propagate.
+    ``OperationNotSupported`` and ``BackendFault`` propagate.
     """
     expected = expected_outcome(bundle, oracle)
-    actual = call_outcome(backend, bundle.operation, bundle.params)
+    actual = backend.outcome(bundle.declared, bundle.params)
     if isinstance(expected, Outcome):
         if actual != expected:
             raise BundleMismatch(
                 f"{bundle.operation}: backend gave {actual.describe()}, the reference gives {expected.describe()}"
             )
     elif not actual.matches(expected):
-        raise BundleMismatch(f"{bundle.operation}: backend gave {actual.describe()}, the bundle expects {expected}")
+        raise BundleMismatch(
+            f"{bundle.operation}: backend gave {actual.describe()}, the bundle expects {repr(expected)[:300]}"
+        )
     return actual

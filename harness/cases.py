@@ -1,46 +1,62 @@
-"""Stable case ids and the *not applicable* outcome.
+"""Stable case ids, and the *not applicable* outcome as a structured value.
 
-A case id is ``<suite>/<test name>`` where the suite is the test module's name
-without ``test_`` (``describe/test_limits_match_contract``,
-``corpus/test_bundle[3f2a...]``). It does not depend on where the suites are
-installed, so expectation manifests and reproduction commands stay valid.
+A case id is ``<suite>/<test name>`` where the suite is the test module's name without
+``test_`` (``describe/test_limits_match_contract``, ``corpus/test_bundle[3f2a...]``). It does
+not depend on where the suites are installed, so expectation manifests and reproduction
+commands stay valid.
 
-*Not applicable* is a skip whose reason starts with ``NOT_APPLICABLE_PREFIX``;
-reports classify it separately from skips and xfails.
+*Not applicable* is raised as ``NotApplicable`` (a pytest skip carrying the reason and the
+operations the backend lacks); the plugin records it as such, never by parsing skip text.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Final, NoReturn
 
 import pytest
 
 __all__ = [
-    "NOT_APPLICABLE_PREFIX",
+    "NotApplicable",
+    "NotApplicableReason",
     "case_id_for",
-    "is_not_applicable_text",
     "known_suites",
     "not_applicable",
     "suite_of",
     "suite_of_module",
 ]
 
-NOT_APPLICABLE_PREFIX: Final = "not applicable: "
 SUITES_PACKAGE: Final = "conformance.suites"
 
 
-def not_applicable(reason: str) -> NoReturn:
+@dataclass(frozen=True, slots=True)
+class NotApplicableReason:
+    """Why a case does not apply to the backend: a sentence and the operations it lacks."""
+
+    reason: str
+    missing: tuple[str, ...] = ()
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"reason": self.reason, "missing": list(self.missing)}
+
+    @classmethod
+    def from_wire(cls, raw: dict[str, Any]) -> NotApplicableReason:
+        return cls(str(raw["reason"]), tuple(str(op) for op in raw.get("missing", ())))
+
+
+class NotApplicable(pytest.skip.Exception):  # type: ignore[misc,name-defined]
+    """The case does not apply to the backend under test."""
+
+    def __init__(self, why: NotApplicableReason) -> None:
+        super().__init__(msg=f"not applicable: {why.reason}", allow_module_level=False)
+        self.why = why
+
+
+def not_applicable(reason: str, *, missing: Sequence[str] = ()) -> NoReturn:
     """End the current case as *not applicable* (the backend lacks what it needs)."""
-    pytest.skip(NOT_APPLICABLE_PREFIX + reason)
-
-
-def is_not_applicable_text(text: str) -> bool:
-    """True iff a skip message marks *not applicable* (pytest may prefix ``Skipped: ``)."""
-    stripped = text.strip()
-    if stripped.startswith("Skipped: "):
-        stripped = stripped[len("Skipped: ") :]
-    return stripped.startswith(NOT_APPLICABLE_PREFIX)
+    raise NotApplicable(NotApplicableReason(reason, tuple(missing)))
 
 
 def suite_of_module(module_name: str) -> str | None:

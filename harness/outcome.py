@@ -1,21 +1,20 @@
 """``Outcome``: what one operation call produced, in protocol form, for comparisons.
 
-Either ``result`` (the protocol result object) or ``error`` (the error object
-without its informational ``message``, except for ``serialization`` whose
-``message`` is a contract field but free text, so it is dropped too).
+Either ``result`` (the protocol result object) or ``error`` (the error object without its
+informational ``message``; ``serialization``'s ``message`` is a contract field but free text,
+so it is dropped too).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from harness import operations
-from harness.backend import Backend
+from harness.protocol.envelope import clip
 from reference.errors import VNextError
 
-__all__ = ["Outcome", "call_outcome", "error_fields"]
+__all__ = ["Outcome", "error_fields"]
 
 
 def error_fields(error: VNextError) -> dict[str, Any]:
@@ -44,19 +43,6 @@ class Outcome:
 
     def describe(self) -> str:
         if self.kind == "error":
-            fields = ", ".join(f"{k}={v!r}" for k, v in self.value.items() if k != "kind")
+            fields = ", ".join(f"{k}={clip(repr(v), 120)}" for k, v in self.value.items() if k != "kind")
             return f"error {self.value.get('kind')}({fields})"
-        text = repr(self.value)
-        return "result " + (text if len(text) <= 300 else text[:297] + "...")
-
-
-def call_outcome(backend: Backend, operation: str, params: Mapping[str, Any]) -> Outcome:
-    """Run ``operation`` with protocol ``params``; a contract error becomes an ``error`` outcome.
-
-    ``OperationNotSupported`` and ``BackendFault`` propagate.
-    """
-    call: Callable[[], dict[str, Any]] = lambda: operations.call_json(backend, operation, dict(params))  # noqa: E731
-    try:
-        return Outcome("result", call())
-    except VNextError as exc:
-        return Outcome("error", error_fields(exc))
+        return "result " + clip(repr(self.value), 300)

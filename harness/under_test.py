@@ -1,60 +1,44 @@
-"""``BackendUnderTest``: the ``backend`` fixture's view of a connected backend.
+"""``BackendUnderTest``: the suites' view of a connected backend.
 
-It gates every operation on the backend's declared operations (an undeclared
-one ends the case as *not applicable*), records transport faults for the
-report, and turns a declared-but-unimplemented operation into a failure.
+It gates every operation on the backend's declared operations (an undeclared one ends the
+case as *not applicable*, naming what is missing) and turns a declared-but-unimplemented
+operation into a failure. Faults are recorded by the connection itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from harness.backend import (
-    Backend,
-    ExecuteResult,
-    OperationNotSupported,
-    PreparedFamily,
-    Scenario,
-    WeightPlanSelection,
-)
 from harness.cases import not_applicable
-from harness.description import BackendDescription
-from harness.faults import BackendFault
+from harness.connection.client import Client
+from harness.outcome import Outcome
+from harness.protocol.description import BackendDescription
+from harness.protocol.operations import Operation, Operations
+from reference.api import OperationNotSupported
 
-__all__ = ["BackendUnderTest", "CaseLog"]
+__all__ = ["BackendUnderTest"]
 
-
-@dataclass
-class CaseLog:
-    """Side data of the running case: faults met and counterexample bundles written."""
-
-    faults: list[BackendFault] = field(default_factory=list)
-    counterexamples: list[str] = field(default_factory=list)
-
-    def reset(self) -> None:
-        self.faults.clear()
-        self.counterexamples.clear()
+FreshFactory = Callable[[Mapping[str, str]], Client]
 
 
-class BackendUnderTest:
-    """A connected backend plus its description; implements ``Backend``."""
+class BackendUnderTest(Operations):
+    """A connected backend plus its description."""
 
     def __init__(
         self,
-        connector: Backend,
+        client: Client,
         description: BackendDescription,
-        log: CaseLog,
         *,
         spec: str,
         role: str = "backend",
+        fresh: FreshFactory | None = None,
     ) -> None:
-        self.connector = connector
+        self.client = client
         self.description = description
-        self.log = log
         self.spec = spec
         self.role = role
+        self._fresh = fresh
 
     def supports(self, operation: str) -> bool:
         return self.description.supports(operation)
@@ -64,48 +48,37 @@ class BackendUnderTest:
         missing = [op for op in operations if not self.supports(op)]
         if missing:
             name = self.description.implementation.name
-            not_applicable(f"the {self.role} ({name}) does not implement {', '.join(missing)}")
+            not_applicable(f"the {self.role} ({name}) does not implement {', '.join(missing)}", missing=missing)
 
-    def _run(self, operation: str, *args: Any) -> Any:
-        if operation != "describe":
-            self.require(operation)
+    def _gate(self, operation: Operation[Any]) -> None:
+        if not operation.mandatory:
+            self.require(operation.name)
+
+    def _unimplemented(self, operation: Operation[Any]) -> AssertionError:
+        return AssertionError(
+            f"the {self.role} declares {operation.name!r} in describe but answered that it is not implemented"
+        )
+
+    def call(self, operation: Operation[Any], args: tuple[Any, ...]) -> Any:
+        self._gate(operation)
         try:
-            return getattr(self.connector, operation)(*args)
-        except BackendFault as fault:
-            self.log.faults.append(fault)
-            raise
+            return self.client.call(operation, args)
         except OperationNotSupported:
-            raise AssertionError(
-                f"the {self.role} declares {operation!r} in describe but answered that it is not implemented"
-            ) from None
+            raise self._unimplemented(operation) from None
 
-    def describe(self) -> BackendDescription:
-        result: BackendDescription = self._run("describe")
-        return result
+    def outcome(self, operation: Operation[Any], params: dict[str, Any]) -> Outcome:
+        """The outcome of sending protocol ``params`` as they are (gated like a call)."""
+        self._gate(operation)
+        try:
+            return self.client.outcome(operation, params)
+        except OperationNotSupported:
+            raise self._unimplemented(operation) from None
 
-    def prepare_family(self, scenario: Scenario) -> PreparedFamily:
-        result: PreparedFamily = self._run("prepare_family", scenario)
-        return result
-
-    def fingerprint_catalog(self, scenario: Scenario) -> str:
-        result: str = self._run("fingerprint_catalog", scenario)
-        return result
-
-    def build_plan(self, scenario: Scenario) -> bytes:
-        result: bytes = self._run("build_plan", scenario)
-        return result
-
-    def revalidate(self, scenario: Scenario, wire: bytes) -> str:
-        result: str = self._run("revalidate", scenario, wire)
-        return result
-
-    def select_weight_plan(self, scenario: Scenario) -> WeightPlanSelection:
-        result: WeightPlanSelection = self._run("select_weight_plan", scenario)
-        return result
-
-    def execute(self, scenario: Scenario, inputs: Mapping[str, bytes] | None = None, replays: int = 1) -> ExecuteResult:
-        result: ExecuteResult = self._run("execute", scenario, inputs or {}, replays)
-        return result
+    def fresh(self, environment: Mapping[str, str]) -> Client:
+        """The same backend in a fresh process whose environment has ``environment`` changed."""
+        if self._fresh is None:
+            not_applicable(f"the {self.role} cannot be started in a fresh process")
+        return self._fresh(environment)
 
     def close(self) -> None:
-        self.connector.close()
+        self.client.close()

@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
+from reference.scenario.document import MAX_SCENARIO_BYTES
 from reference.versions import PlanSchemaVersion
 
 if TYPE_CHECKING:
@@ -37,15 +38,18 @@ __all__ = [
     "IMPLEMENTATION_LANGUAGE",
     "IMPLEMENTATION_NAME",
     "LIMITS",
+    "MAX_SCENARIO_BYTES",
     "PLANNING_OPERATIONS",
     "OperationNotSupported",
     "PreparedFamily",
     "Scenario",
     "WeightPlanSelection",
     "build_plan",
+    "check_plan_wire",
     "execute",
     "fingerprint_catalog",
     "implemented",
+    "parse_scenario",
     "prepare_family",
     "revalidate",
     "select_weight_plan",
@@ -125,6 +129,21 @@ def implemented(fn: F) -> F:
 def supported_operations() -> tuple[str, ...]:
     """``describe`` plus every implemented planning operation, sorted."""
     return tuple(sorted({"describe", *_IMPLEMENTED}))
+
+
+def parse_scenario(data: bytes) -> Any:
+    """A scenario document's JSON from its bytes: the size cap, then the strict decoder (``decode scenario``)."""
+    from reference.canonical import loads_strict
+    from reference.scenario.document import SCENARIO_CONTEXT
+
+    return loads_strict(data, context=SCENARIO_CONTEXT, max_bytes=MAX_SCENARIO_BYTES)
+
+
+def check_plan_wire(wire: bytes) -> None:
+    """``ExecutionPlan::decode_untrusted`` alone (05 §9.1): the decode-stage rejections of a plan wire."""
+    from reference.plan.decode import decode_untrusted
+
+    decode_untrusted(wire)
 
 
 # --------------------------------------------------------------------------- operations

@@ -25,6 +25,7 @@ import numpy as np
 import orjson
 
 from reference.errors import Serialization
+from reference.json_scan import max_depth
 
 __all__ = [
     "I64_MIN",
@@ -223,30 +224,12 @@ def direct_fingerprint(value: JsonValue, *, context: str = "direct json", truste
 
 # --------------------------------------------------------------------------- decoding
 
-# An unterminated string matches to the end, so the scan stays linear.
-_STRING_RE: Final = re.compile(rb'"(?:[^"\\]|\\.)*(?:"|\\?\Z)', re.DOTALL)
 _SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F]")
-_OPEN: Final = np.zeros(256, dtype=np.int64)
-_OPEN[ord("[")] = 1
-_OPEN[ord("{")] = 1
-_OPEN[ord("]")] = -1
-_OPEN[ord("}")] = -1
 _BOM: Final = b"\xef\xbb\xbf"
 
 
 class _Reject(Exception):
     """Internal: a hook found input serde_json would refuse."""
-
-
-def _max_depth(data: bytes) -> int:
-    """Deepest array/object nesting in ``data``, ignoring brackets inside strings."""
-    skeleton = _STRING_RE.sub(b"", data)
-    if not skeleton:
-        return 0
-    steps = _OPEN[np.frombuffer(skeleton, dtype=np.uint8)]
-    if not steps.any():
-        return 0
-    return int(np.cumsum(steps).max())
 
 
 def _parse_int(text: str) -> int:
@@ -312,6 +295,7 @@ def loads_strict(
     context: str,
     max_bytes: int | None = None,
     allow_floats: bool = True,
+    depth: int | None = None,
 ) -> JsonValue:
     """Parse untrusted JSON the way serde_json would accept it, but stricter.
 
@@ -319,7 +303,8 @@ def loads_strict(
     (checked before parsing), invalid UTF-8, a byte-order mark, syntax errors,
     trailing data, duplicate keys, ``-0``, integers outside [-2^63, 2^64-1],
     NaN/Infinity, lone surrogates, nesting of 128 or deeper, and (when
-    ``allow_floats`` is false) any float.
+    ``allow_floats`` is false) any float. ``depth`` is the nesting depth when the caller has
+    already measured it (``reference.json_scan``); otherwise it is measured here, before parsing.
     """
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
     if max_bytes is not None and len(raw) > max_bytes:
@@ -330,7 +315,8 @@ def loads_strict(
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise Serialization(context, f"invalid UTF-8 at byte {exc.start}") from None
-    depth = _max_depth(raw)
+    if depth is None:
+        depth = max_depth(raw, limit=MAX_JSON_DEPTH)
     if depth >= MAX_JSON_DEPTH:
         raise Serialization(context, f"recursion limit exceeded: nesting depth {depth} >= {MAX_JSON_DEPTH}")
     try:

@@ -69,9 +69,12 @@ def registry() -> Registry:
 
 @cache
 def validator(name: str) -> Draft202012Validator:
-    """A validator for the document ``name``, resolving ``$ref`` through ``registry()``."""
-    schema = load(name)
+    """A validator for the document ``name`` (or ``name#/pointer`` into it), resolving ``$ref`` via ``registry()``."""
+    document, _, pointer = name.partition("#")
+    schema = load(document)
     Draft202012Validator.check_schema(schema)
+    if pointer:
+        schema = {"$ref": f"{SCHEMA_URN_PREFIX}{document}#{pointer}"}
     return Draft202012Validator(schema, registry=registry())
 
 

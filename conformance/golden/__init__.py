@@ -28,7 +28,7 @@ def golden_path() -> Path:
 
 def expected_contract() -> dict[str, Any]:
     """The contract identity the vectors are pinned to (the harness's)."""
-    from harness.contract import CONTRACT_IDENTITY
+    from harness.identity import CONTRACT_IDENTITY
 
     return json.loads(json.dumps(dict(CONTRACT_IDENTITY)))  # type: ignore[no-any-return]
 

@@ -12,8 +12,9 @@ import re
 import pytest
 
 import schemas
-from harness.contract import CONTRACT_IDENTITY, CONTRACT_LIMITS, KNOWN_OPERATIONS
-from harness.faults import BackendFault
+from harness.connection.faults import BackendFault
+from harness.identity import CONTRACT_IDENTITY, CONTRACT_LIMITS
+from harness.protocol.operations import OPERATIONS
 from harness.under_test import BackendUnderTest
 from reference.errors import VNextError
 from reference.versions import PlanSchemaVersion
@@ -69,11 +70,11 @@ def test_operations_are_well_formed(backend: BackendUnderTest) -> None:
     operations = backend.describe().operations
     assert "describe" in operations
     assert list(operations) == sorted(set(operations)), "operations must be sorted and unique"
-    unknown = sorted(set(operations) - set(KNOWN_OPERATIONS))
-    assert not unknown, f"unknown operations {unknown}; the protocol defines {list(KNOWN_OPERATIONS)}"
+    unknown = sorted(set(operations) - set(OPERATIONS))
+    assert not unknown, f"unknown operations {unknown}; the protocol defines {list(OPERATIONS)}"
 
 
-@pytest.mark.parametrize("operation", [op for op in KNOWN_OPERATIONS if op != "describe"])
+@pytest.mark.parametrize("operation", [name for name, op in OPERATIONS.items() if not op.mandatory])
 def test_declared_operation_answers_malformed_scenario_with_a_contract_error(
     backend: BackendUnderTest, operation: str
 ) -> None:

@@ -21,8 +21,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.bundles import Bundle
-from harness.outcome import call_outcome
-from harness.pytest_plugin import CounterexampleRecorder
+from harness.plugin.counterexamples import CounterexampleRecorder
+from harness.protocol.operations import OPERATIONS
 from harness.under_test import BackendUnderTest
 from reference.errors import VNextError
 from strategies.budget import (
@@ -71,7 +71,7 @@ def _agree(
     want = _outcome(oracle, scenario)
 
     def bundle() -> Bundle:
-        expect = call_outcome(oracle, "build_plan", {"scenario": scenario}).to_wire()
+        expect = oracle.outcome(OPERATIONS["build_plan"], {"scenario": scenario}).to_wire()
         return Bundle("build_plan", {"scenario": dict(scenario)}, expect, case, note=label)
 
     with counterexamples.on_failure(bundle):

@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given
 
 from harness.bundles import Bundle
-from harness.outcome import call_outcome
-from harness.pytest_plugin import CounterexampleRecorder
+from harness.plugin.counterexamples import CounterexampleRecorder
+from harness.protocol.operations import OPERATIONS
 from harness.under_test import BackendUnderTest
 from reference.catalog.documents import ESTIMATE_BEHAVIORS
 from reference.errors import VNextError
@@ -70,7 +70,7 @@ def _assert_same(got: bytes | VNextError, want: bytes | VNextError, what: str) -
 
 def _bundle(case: str, scenario: Mapping[str, Any], oracle: BackendUnderTest) -> Callable[[], Bundle]:
     def make() -> Bundle:
-        expect = call_outcome(oracle, "build_plan", {"scenario": scenario}).to_wire()
+        expect = oracle.outcome(OPERATIONS["build_plan"], {"scenario": scenario}).to_wire()
         return Bundle("build_plan", {"scenario": dict(scenario)}, expect, case)
 
     return make

@@ -27,8 +27,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.bundles import Bundle
-from harness.operations import b64encode
-from harness.pytest_plugin import CounterexampleRecorder
+from harness.plugin.counterexamples import CounterexampleRecorder
+from harness.protocol.codecs import b64encode
 from harness.under_test import BackendUnderTest
 from reference.errors import VNextError
 from strategies.forgery import MAX_WIRE, OPERATORS, Forgery, PlanTarget, forge_seeded, forgeries, reference_targets

@@ -17,9 +17,7 @@ input order and process environment, sensitivity to every semantic input, golden
 from __future__ import annotations
 
 import copy
-import dataclasses
 import json
-import os
 from collections.abc import Callable
 from typing import Any
 
@@ -28,11 +26,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance.golden import expected_contract, load
-from harness.backends import ExecBackend
 from harness.bundles import Bundle
 from harness.cases import not_applicable
-from harness.description import BackendDescription
-from harness.pytest_plugin import CounterexampleRecorder
+from harness.plugin.counterexamples import CounterexampleRecorder
+from harness.protocol.description import BackendDescription
 from harness.under_test import BackendUnderTest
 from reference.canonical import canonical_bytes, direct_bytes, loads_strict, sha256_hex
 from strategies.scenarios import (
@@ -193,14 +190,10 @@ def _fixed_cases() -> list[ScenarioCase]:
 
 @pytest.mark.requires("build_plan")
 def test_fresh_processes_write_the_same_bytes(backend: BackendUnderTest) -> None:
-    connector = backend.connector
-    if not isinstance(connector, ExecBackend):
-        not_applicable("fresh-process determinism applies to exec: backends only")
     cases = _fixed_cases()
     expected = [backend.build_plan(case.scenario) for case in cases]
     for changes in FRESH_ENVIRONMENTS:
-        env = {**os.environ, **changes}
-        fresh = ExecBackend(connector.argv, dataclasses.replace(connector.options, env=env))
+        fresh = backend.fresh(changes)
         try:
             for case, wire in zip(cases, expected, strict=True):
                 assert fresh.build_plan(case.scenario) == wire, f"{case.label} differs under {changes}"

@@ -26,8 +26,8 @@ from hypothesis import given, target
 from hypothesis import strategies as st
 
 from harness.bundles import Bundle
-from harness.outcome import call_outcome
-from harness.pytest_plugin import CounterexampleRecorder
+from harness.plugin.counterexamples import CounterexampleRecorder
+from harness.protocol.operations import OPERATIONS
 from harness.under_test import BackendUnderTest
 from reference.errors import InvalidExecutionPlan, VNextError
 from reference.plan.decode import decode_untrusted
@@ -114,7 +114,7 @@ def _need(oracle: BackendUnderTest, scenario: Mapping[str, Any]) -> int:
 
 def _bundle(case: str, scenario: Mapping[str, Any], oracle: BackendUnderTest) -> Callable[[], Bundle]:
     def make() -> Bundle:
-        expect = call_outcome(oracle, "build_plan", {"scenario": scenario}).to_wire()
+        expect = oracle.outcome(OPERATIONS["build_plan"], {"scenario": scenario}).to_wire()
         return Bundle("build_plan", {"scenario": dict(scenario)}, expect, case)
 
     return make

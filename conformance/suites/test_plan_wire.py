@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from conformance.corpus import plan_scenarios
 from harness.bundles import Bundle
 from harness.cases import not_applicable
-from harness.operations import b64encode
-from harness.pytest_plugin import CounterexampleRecorder
+from harness.plugin.counterexamples import CounterexampleRecorder
+from harness.protocol.codecs import b64encode
 from harness.under_test import BackendUnderTest
 from reference.canonical import canonical_bytes, direct_bytes, loads_strict, sha256_hex
 from reference.errors import InvalidExecutionPlan, PlanHashMismatch, Serialization, UnsupportedPlanSchema

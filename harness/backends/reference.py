@@ -1,19 +1,19 @@
-"""The built-in reference backend: every operation delegates to ``reference.api``."""
+"""The built-in reference implementation: each operation ``reference.api`` implements, plus ``describe``."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable
+from typing import Any
 
-from harness.backend import ExecuteResult, PreparedFamily, Scenario, WeightPlanSelection
-from harness.contract import suite_version
-from harness.description import BackendDescription, ContractIdentity, Implementation
+from harness.identity import suite_version
+from harness.protocol.description import BackendDescription, ContractIdentity, Implementation
 from reference import api
 
-__all__ = ["ReferenceBackend", "make"]
+__all__ = ["ReferenceImplementation", "make"]
 
 
-class ReferenceBackend:
-    """In-process reference implementation; ``describe`` lists what ``reference.api`` implements."""
+class ReferenceImplementation:
+    """Serves ``reference.api``; ``describe`` lists what it implements."""
 
     def describe(self) -> BackendDescription:
         return BackendDescription(
@@ -25,28 +25,13 @@ class ReferenceBackend:
             limits=dict(api.LIMITS),
         )
 
-    def prepare_family(self, scenario: Scenario) -> PreparedFamily:
-        return api.prepare_family(scenario)
-
-    def fingerprint_catalog(self, scenario: Scenario) -> str:
-        return api.fingerprint_catalog(scenario)
-
-    def build_plan(self, scenario: Scenario) -> bytes:
-        return api.build_plan(scenario)
-
-    def revalidate(self, scenario: Scenario, wire: bytes) -> str:
-        return api.revalidate(scenario, wire)
-
-    def select_weight_plan(self, scenario: Scenario) -> WeightPlanSelection:
-        return api.select_weight_plan(scenario)
-
-    def execute(self, scenario: Scenario, inputs: Mapping[str, bytes] | None = None, replays: int = 1) -> ExecuteResult:
-        return api.execute(scenario, inputs or {}, replays)
-
-    def close(self) -> None:
-        return None
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        if name in api.supported_operations():
+            function: Callable[..., Any] = getattr(api, name)
+            return function
+        raise AttributeError(name)
 
 
-def make() -> ReferenceBackend:
+def make() -> ReferenceImplementation:
     """Factory, so ``python:harness.backends.reference:make`` names the same backend."""
-    return ReferenceBackend()
+    return ReferenceImplementation()

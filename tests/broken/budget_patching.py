@@ -17,9 +17,10 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 from unittest import mock
 
-from harness.backend import ExecuteResult, PreparedFamily, Scenario, WeightPlanSelection
-from harness.backends.reference import ReferenceBackend
-from harness.description import BackendDescription
+from harness.protocol.description import BackendDescription
+from reference.api import PreparedFamily, WeightPlanSelection
+from reference.runtime.result import ExecuteResult
+from tests.broken.base import ReferenceBackend, Scenario
 
 __all__ = ["PatchedReference"]
 

@@ -10,11 +10,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from harness.backend import Scenario
-from harness.backends.reference import ReferenceBackend
 from reference import api
 from reference.canonical import direct_bytes
 from reference.errors import Serialization
+from tests.broken.base import ReferenceBackend, Scenario
 
 
 def _strip(value: Any, template: Any) -> Any:

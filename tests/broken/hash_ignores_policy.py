@@ -11,9 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from harness.backend import Scenario
-from harness.backends.reference import ReferenceBackend
 from reference.canonical import canonical_bytes, direct_bytes, sha256_hex
+from tests.broken.base import ReferenceBackend, Scenario
 
 _IGNORED = ("plan_id", "policy_fingerprint")
 

@@ -8,11 +8,10 @@ other dependencies is accepted. Caught by ``forged_plans``.
 
 from __future__ import annotations
 
-from harness.backend import Scenario
-from harness.backends.reference import ReferenceBackend
 from reference.canonical import canonical_bytes, sha256_hex
 from reference.errors import InvalidExecutionPlan, PlanHashMismatch
 from reference.plan.decode import decode_untrusted
+from tests.broken.base import ReferenceBackend, Scenario
 
 
 class HashOnlyRevalidation(ReferenceBackend):

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.backend import OperationNotSupported, PreparedFamily, Scenario, WeightPlanSelection
-from harness.backends.reference import ReferenceBackend
-from harness.description import BackendDescription, Implementation
+from harness.protocol.description import BackendDescription, Implementation
+from reference.api import OperationNotSupported, PreparedFamily, WeightPlanSelection
 from reference.canonical import canonical_bytes, direct_bytes, fingerprint, sha256_hex
 from reference.errors import error_from_dict
 from reference.runtime.ledger import LedgerReport
 from reference.runtime.result import ExecuteResult
+from tests.broken.base import ReferenceBackend, Scenario
 
 ALL_OPERATIONS = (
     "build_plan",

@@ -9,13 +9,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.backend import Backend, OperationNotSupported
-from harness.backends import ExecBackend, ExecOptions, ReferenceBackend, connect, parse_spec
+from harness.backends import BackendLoadError, connect, open_connection, parse_spec
 from harness.backends.python import load_python_backend
-from harness.contract import KNOWN_OPERATIONS
-from harness.faults import BackendFault
-from harness.outcome import Outcome, call_outcome
+from harness.backends.reference import ReferenceImplementation
+from harness.connection.client import Client
+from harness.connection.exec import ExecConnection, ExecOptions
+from harness.connection.faults import BackendFault
+from harness.connection.inprocess import InProcessConnection
+from harness.outcome import Outcome
+from harness.protocol.operations import OPERATIONS
 from reference import api
+from reference.api import OperationNotSupported
 
 from .fake_backends import FullFake
 from .helpers import PYTHON, ROOT, env
@@ -24,16 +28,27 @@ OPTIONS = ExecOptions(call_timeout=20.0, env=env(), cwd=str(ROOT))
 FAKE = "python:tests.harness.fake_backends:make"
 
 
+def _served(*argv: str) -> Client:
+    return Client(ExecConnection([PYTHON, "-m", "harness.cli", "serve", *argv], OPTIONS))
+
+
 @pytest.fixture(scope="module")
-def exec_fake() -> Iterator[ExecBackend]:
-    backend = ExecBackend([PYTHON, "-m", "harness.cli", "serve", "--backend", FAKE], OPTIONS)
+def exec_fake() -> Iterator[Client]:
+    backend = _served("--backend", FAKE)
     yield backend
     backend.close()
 
 
 @pytest.fixture(scope="module")
-def exec_reference() -> Iterator[ExecBackend]:
-    backend = ExecBackend([PYTHON, "-m", "harness.cli", "serve"], OPTIONS)
+def exec_reference() -> Iterator[Client]:
+    backend = _served()
+    yield backend
+    backend.close()
+
+
+@pytest.fixture(scope="module")
+def local_fake() -> Iterator[Client]:
+    backend = connect(FAKE)
     yield backend
     backend.close()
 
@@ -63,29 +78,30 @@ scenarios = st.one_of(
     ),
     st.sampled_from(ERRORS).map(lambda e: {"raise": e}),
 )
-PLANNING = [op for op in KNOWN_OPERATIONS if op != "describe"]
+PLANNING = [name for name, op in OPERATIONS.items() if not op.mandatory]
 
 
 def params_for(operation: str, scenario: dict[str, Any], wire: bytes) -> dict[str, Any]:
-    from harness.operations import encode_params
-
-    return encode_params(operation, scenario, wire) if operation == "revalidate" else encode_params(operation, scenario)
+    declared = OPERATIONS[operation]
+    args: tuple[Any, ...] = (scenario, wire) if operation == "revalidate" else (scenario,)
+    return declared.encode_params(declared.bind(args, {}))
 
 
 @given(operation=st.sampled_from(PLANNING), scenario=scenarios, wire=st.binary(max_size=64))
 def test_in_process_and_exec_agree(
-    exec_fake: ExecBackend, operation: str, scenario: dict[str, Any], wire: bytes
+    exec_fake: Client, local_fake: Client, operation: str, scenario: dict[str, Any], wire: bytes
 ) -> None:
     params = params_for(operation, scenario, wire)
-    local: Outcome = call_outcome(FullFake(), operation, params)
-    remote: Outcome = call_outcome(exec_fake, operation, params)
+    local: Outcome = local_fake.outcome(OPERATIONS[operation], params)
+    remote: Outcome = exec_fake.outcome(OPERATIONS[operation], params)
     assert remote == local
 
 
-def test_in_process_and_exec_agree_on_describe(exec_fake: ExecBackend, exec_reference: ExecBackend) -> None:
+def test_in_process_and_exec_agree_on_describe(exec_fake: Client, exec_reference: Client) -> None:
     assert exec_fake.describe() == FullFake().describe()
-    assert exec_reference.describe() == ReferenceBackend().describe()
-    assert exec_reference.connect() == ReferenceBackend().describe()
+    assert exec_reference.describe() == ReferenceImplementation().describe()
+    assert exec_reference.open() == ReferenceImplementation().describe()
+    assert connect("reference").describe() == ReferenceImplementation().describe()
 
 
 def _seed_params(operation: str) -> dict[str, Any]:
@@ -97,38 +113,39 @@ def _seed_params(operation: str) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("operation", PLANNING)
-def test_reference_operations_agree_in_process_and_over_exec(exec_reference: ExecBackend, operation: str) -> None:
+def test_reference_operations_agree_in_process_and_over_exec(exec_reference: Client, operation: str) -> None:
     """The reference declares exactly what reference.api implements, and both paths give the same outcome."""
     supported = operation in api.supported_operations()
-    assert (operation in ReferenceBackend().describe().operations) == supported
+    local = connect("reference")
+    assert (operation in local.describe().operations) == supported
     assert (operation in exec_reference.describe().operations) == supported
     if not supported:
-        for backend in (ReferenceBackend(), exec_reference):
+        for backend in (local, exec_reference):
             with pytest.raises(OperationNotSupported):
-                call_outcome(backend, operation, params_for(operation, {}, b""))
+                backend.outcome(OPERATIONS[operation], params_for(operation, {}, b""))
         return
     params = _seed_params(operation)
-    local: Outcome = call_outcome(ReferenceBackend(), operation, params)
-    remote: Outcome = call_outcome(exec_reference, operation, params)
-    assert remote == local
+    assert exec_reference.outcome(OPERATIONS[operation], params) == local.outcome(OPERATIONS[operation], params)
 
 
-def test_operation_not_supported_from_the_backend_crosses_exec(exec_fake: ExecBackend) -> None:
-    with pytest.raises(OperationNotSupported):
-        exec_fake.build_plan({"unsupported": True})
-    with pytest.raises(OperationNotSupported):
-        FullFake().build_plan({"unsupported": True})
+def test_operation_not_supported_from_the_backend_crosses_exec(exec_fake: Client, local_fake: Client) -> None:
+    for backend in (exec_fake, local_fake):
+        with pytest.raises(OperationNotSupported):
+            backend.build_plan({"unsupported": True})
 
 
-def test_a_python_exception_in_a_served_backend_is_a_backend_failure_fault(exec_fake: ExecBackend) -> None:
-    with pytest.raises(BackendFault) as info:
-        exec_fake.build_plan({"crash": True})
-    assert info.value.kind == "backend_failure"
-    assert "fake backend bug" in info.value.detail
-    assert exec_fake.describe().implementation.name == "fake-full"  # still serving
+def test_a_python_exception_in_a_served_backend_is_a_backend_failure_fault(
+    exec_fake: Client, local_fake: Client
+) -> None:
+    for backend in (exec_fake, local_fake):
+        with pytest.raises(BackendFault) as info:
+            backend.build_plan({"crash": True})
+        assert info.value.kind == "backend_failure"
+        assert "fake backend bug" in info.value.fault.detail
+        assert backend.describe().implementation.name == "fake-full"  # still serving
 
 
-def test_wire_bytes_cross_exec_exactly(exec_fake: ExecBackend) -> None:
+def test_wire_bytes_cross_exec_exactly(exec_fake: Client) -> None:
     scenario = {"k": "é\u2028\x00", "n": 2**64 - 1}
     assert exec_fake.build_plan(scenario) == FullFake().build_plan(scenario)
     wire = bytes(range(256))
@@ -158,10 +175,10 @@ def test_parse_spec_rejects(spec: str) -> None:
         parse_spec(spec)
 
 
-def test_connect_builds_each_connector() -> None:
-    assert isinstance(connect("reference"), ReferenceBackend)
-    assert isinstance(connect(FAKE), FullFake)
-    assert isinstance(connect("exec:true", OPTIONS), ExecBackend)
+def test_open_connection_builds_each_transport() -> None:
+    assert isinstance(open_connection("reference"), InProcessConnection)
+    assert isinstance(open_connection(FAKE), InProcessConnection)
+    assert isinstance(open_connection("exec:true", OPTIONS), ExecConnection)
 
 
 def test_python_connector_loads_a_file_path() -> None:
@@ -169,10 +186,10 @@ def test_python_connector_loads_a_file_path() -> None:
     assert backend.describe().implementation.name == "fake-full"
 
 
-def test_python_connector_adds_close_when_missing() -> None:
-    backend: Backend = load_python_backend("tests.harness.fake_backends:make_no_close")
-    backend.close()
+def test_python_backend_without_close_is_served() -> None:
+    backend = connect("python:tests.harness.fake_backends:make_no_close")
     assert backend.describe().implementation.name == "fake-full"
+    backend.close()
 
 
 @pytest.mark.parametrize(
@@ -186,12 +203,12 @@ def test_python_connector_adds_close_when_missing() -> None:
     ],
 )
 def test_python_connector_rejects(target: str) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(BackendLoadError):
         load_python_backend(target)
 
 
 def test_reference_describe_tracks_reference_api() -> None:
-    description = ReferenceBackend().describe()
+    description = ReferenceImplementation().describe()
     assert description.operations == api.supported_operations()
     assert description.contract.plan_schema == api.EXECUTION_PLAN_SCHEMA
     assert dict(description.limits) == dict(api.LIMITS)

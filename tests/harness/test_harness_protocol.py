@@ -1,10 +1,11 @@
-"""Protocol framing, operation codecs, the server loop and the protocol schemas."""
+"""The protocol layer: declarations, codecs, strict envelopes, the server, and the protocol schemas."""
 
 from __future__ import annotations
 
 import base64
 import io
 import json
+import re
 from typing import Any
 
 import pytest
@@ -12,14 +13,26 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import schemas
-from harness import operations
-from harness.backends.reference import ReferenceBackend
-from harness.protocol import ReplyError, RequestError, encode_failure, parse_reply, parse_request, protocol_compatible
-from harness.serve import serve
+from harness.backends.reference import ReferenceImplementation
+from harness.protocol.codecs import ProtocolError, RawJson, b64encode
+from harness.protocol.envelope import (
+    EnvelopeError,
+    FailureCode,
+    decode_reply,
+    decode_request,
+    encode_failure,
+    encode_request,
+)
+from harness.protocol.handshake import protocol_compatible
+from harness.protocol.operations import OPERATIONS, Level, Operations
+from harness.protocol.server import Server, serve_stream
+from harness.protocol.validation import SchemaCheck
 from reference import api
 from reference.canonical import sha256_hex
+from reference.runtime.result import b64_exact
 
-from .fake_backends import FullFake
+from .fake_backends import FullFake, make_describe_only
+from .helpers import ROOT
 
 HANDSHAKE = {
     "id": 0,
@@ -40,9 +53,54 @@ HANDSHAKE = {
 def converse(backend: Any, *lines: bytes | dict[str, Any], max_request_bytes: int = 1 << 20) -> list[dict[str, Any]]:
     data = b"".join(line if isinstance(line, bytes) else json.dumps(line).encode() + b"\n" for line in lines)
     out = io.BytesIO()
-    log = io.StringIO()
-    assert serve(backend, io.BytesIO(data), out, max_request_bytes=max_request_bytes, log=log) == 0
+    server = Server(backend, max_request_bytes=max_request_bytes, check=SchemaCheck(enabled=True), log=io.StringIO())
+    assert serve_stream(server, io.BytesIO(data), out) == 0
     return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def _params(op: str, *args: Any) -> dict[str, Any]:
+    declared = OPERATIONS[op]
+    return declared.encode_params(declared.bind(args, {}))
+
+
+# ------------------------------------------------------------------ declarations
+
+
+def test_each_operation_is_declared_once_with_its_schema() -> None:
+    names = [name for name in vars(Operations) if not name.startswith("_") and name != "call"]
+    assert names == list(OPERATIONS), "every public method of Operations is a declared operation, in order"
+    declared_files = {path.stem for path in (ROOT / "schemas/protocol/operations").glob("*.json")}
+    assert declared_files == set(OPERATIONS)
+    for name, declared in OPERATIONS.items():
+        document = schemas.load(declared.schema)
+        assert set(document["$defs"]) == {"params", "result"}, name
+        params = document["$defs"]["params"]
+        assert params["required"] == [param.name for param in declared.params], name
+        assert declared.summary and declared.level in Level
+
+
+def test_levels_are_cumulative() -> None:
+    assert [op for op, d in OPERATIONS.items() if d.level is Level.PLANNING] == ["describe", "build_plan", "revalidate"]
+    assert OPERATIONS["execute"].level is Level.RUNTIME
+    assert [op for op, d in OPERATIONS.items() if d.mandatory] == ["describe"]
+
+
+def test_operation_names_appear_only_in_their_declaration_and_reference_implementation() -> None:
+    """The harness outside the protocol declaration never spells an operation name, so adding an
+    operation touches its declaration, schema, reference implementation and suite only. (The command
+    line's command names ``describe`` and ``revalidate`` are its own vocabulary, not a dispatch.)"""
+    offenders = []
+    for path in sorted((ROOT / "harness").rglob("*.py")):
+        relative = path.relative_to(ROOT).as_posix()
+        if relative in ("harness/protocol/operations.py", "harness/options.py") or relative.startswith("harness/cli/"):
+            continue
+        text = path.read_text(encoding="utf-8")
+        for name in OPERATIONS:
+            # ``describe`` and ``execute`` are also English words: only a quoted name counts
+            pattern = rf"[\"']{name}[\"']" if name in ("describe", "execute") else rf"\b{name}\b"
+            if re.search(pattern, text):
+                offenders.append(f"{relative}: {name}")
+    assert not offenders
 
 
 # ------------------------------------------------------------------ codecs
@@ -50,13 +108,13 @@ def converse(backend: Any, *lines: bytes | dict[str, Any], max_request_bytes: in
 
 @given(st.binary(max_size=300))
 def test_base64_roundtrip_is_exact(data: bytes) -> None:
-    assert operations.b64decode_exact(operations.b64encode(data), what="x") == data
+    assert b64_exact(b64encode(data), context="c", path="x") == data
 
 
 @pytest.mark.parametrize("text", ["A", "AB=", "AB==A", "ABC*", "AB\n==", "QQ", "QR==", 5, None, "Zg==\n"])
 def test_base64_decoder_refuses_non_canonical_text(text: Any) -> None:
-    with pytest.raises(operations.ProtocolError):
-        operations.b64decode_exact(text, what="x")
+    with pytest.raises(ProtocolError):
+        OPERATIONS["revalidate"].params[1].decode(json.dumps(text).encode())
 
 
 sha = st.text(alphabet="0123456789abcdef", min_size=64, max_size=64)
@@ -70,20 +128,13 @@ def test_result_codecs_roundtrip_and_match_the_schemas(wire: bytes, fp: str) -> 
         "build_plan": wire,
         "revalidate": fp,
         "select_weight_plan": api.WeightPlanSelection(wire, fp),
-        "describe": ReferenceBackend().describe(),
+        "describe": ReferenceImplementation().describe(),
     }
+    check = SchemaCheck(enabled=True)
     for op, value in values.items():
-        encoded = operations.encode_result(op, value)
-        schemas.validator("protocol/operations.json").evolve(
-            schema={"$ref": f"urn:vnext-conformance:schema:protocol/operations.json#/$defs/{op}_result"}
-        ).validate(encoded)
-        assert operations.decode_result(op, encoded) == value
-
-
-def _def_validator(name: str) -> Any:
-    return schemas.validator("protocol/operations.json").evolve(
-        schema={"$ref": f"urn:vnext-conformance:schema:protocol/operations.json#/$defs/{name}"}
-    )
+        encoded = OPERATIONS[op].encode_result(value)
+        check.result(OPERATIONS[op], encoded)
+        assert OPERATIONS[op].decode_result(encoded) == value
 
 
 @pytest.mark.parametrize(
@@ -102,61 +153,76 @@ def _def_validator(name: str) -> Any:
     ],
 )
 def test_malformed_results_are_refused_by_codec_and_schema(op: str, raw: Any) -> None:
-    with pytest.raises(operations.ProtocolError):
-        operations.decode_result(op, raw)
-    assert not _def_validator(f"{op}_result").is_valid(raw)
+    with pytest.raises(ProtocolError, match=op):
+        OPERATIONS[op].decode_result(raw)
+    with pytest.raises(ProtocolError):
+        SchemaCheck(enabled=True).result(OPERATIONS[op], raw)
 
 
 @pytest.mark.parametrize(
     ("op", "raw"),
     [
         ("build_plan", {}),
-        ("build_plan", {"scenario": []}),
         ("build_plan", {"scenario": {}, "x": 1}),
         ("revalidate", {"scenario": {}}),
         ("revalidate", {"scenario": {}, "wire_base64": "%%%"}),
         ("describe", {"x": 1}),
+        ("execute", {"scenario": {}, "inputs": {}, "replays": -1}),
+        ("execute", {"scenario": {}, "inputs": [], "replays": 1}),
     ],
 )
-def test_malformed_params_are_refused_by_codec_and_schema(op: str, raw: Any) -> None:
-    with pytest.raises(operations.ProtocolError):
-        operations.decode_params(op, raw)
-    assert not _def_validator(f"{op}_params").is_valid(raw)
+def test_malformed_params_are_refused(op: str, raw: Any) -> None:
+    with pytest.raises(ProtocolError):
+        OPERATIONS[op].check_params(raw)
 
 
-def test_unknown_operation_is_a_protocol_error() -> None:
-    with pytest.raises(operations.ProtocolError):
-        operations.encode_params("teleport")
+def test_raw_json_scenarios_cross_verbatim() -> None:
+    text = b'{ "b" : 1,\n "a": [ ] }'
+    sent = encode_request(1, "build_plan", _params("build_plan", RawJson(text)))
+    assert text in sent
+    request = decode_request(sent)
+    assert OPERATIONS["build_plan"].decode_params(request) == ({"b": 1, "a": []},)
 
 
-# ------------------------------------------------------------------ framing
+# ------------------------------------------------------------------ envelopes
 
 
-def test_parse_request_and_reply() -> None:
-    assert parse_request(b'{"id":3,"op":"describe","params":{}}') == (3, "describe", {})
-    reply = parse_reply(b'{"id":3,"error":{"kind":"invalid_execution_plan","reason":"r","message":"m"}}')
+def test_decode_request_and_reply() -> None:
+    request = decode_request(b'{"id":3,"op":"describe","params":{}}')
+    assert (request.request_id, request.op, request.keys) == (3, "describe", frozenset())
+    reply = decode_reply(b'{"id":3,"error":{"kind":"invalid_execution_plan","reason":"r","message":"m"}}')
     assert reply.kind == "error" and reply.error().kind == "invalid_execution_plan"
-    failure = parse_reply(encode_failure(None, "bad_request", "x").strip())
+    failure = decode_reply(encode_failure(None, FailureCode.BAD_REQUEST, "x").strip())
     assert failure.request_id is None and failure.kind == "failure"
 
 
 @pytest.mark.parametrize(
-    "line",
+    ("line", "request_id"),
     [
-        b"",
-        b"[]",
-        b"nope",
-        b'{"id":-1,"op":"x","params":{}}',
-        b'{"id":1,"op":"x"}',
-        b'{"id":1,"op":2,"params":{}}',
-        b'{"id":1,"op":"x","params":[]}',
-        b'{"id":1.0,"op":"x","params":{}}',
-        b'{"id":true,"op":"x","params":{}}',
+        (b"", None),
+        (b"[]", None),
+        (b"nope", None),
+        (b'{"id":-1,"op":"x","params":{}}', None),
+        (b'{"id":-0,"op":"x","params":{}}', None),
+        (b'{"id":1,"op":"x"}', 1),
+        (b'{"id":1,"op":2,"params":{}}', 1),
+        (b'{"id":1,"op":"x","params":[]}', 1),
+        (b'{"id":1.0,"op":"x","params":{}}', None),
+        (b'{"id":true,"op":"x","params":{}}', None),
+        (b'{"id":1,"id":2,"op":"x","params":{}}', None),
+        (b'{"id":1,"op":"frobnicate","op":"describe","params":{}}', None),
+        (b'{"id":1,"op":"x","params":{"scenario":{},"scenario":{}}}', 1),
+        (b'{"id":1,"op":"x","params":{}} trailing', None),
+        (b'{"id":1,"op":"x","params":{},}', None),
+        (b'\xef\xbb\xbf{"id":1,"op":"x","params":{}}', None),
+        (b'{"id":1,"op":"x\xff","params":{}}', 1),
+        (b'{"id":18446744073709551616,"op":"x","params":{}}', None),
     ],
 )
-def test_bad_requests(line: bytes) -> None:
-    with pytest.raises(RequestError):
-        parse_request(line)
+def test_bad_requests_are_envelope_errors(line: bytes, request_id: int | None) -> None:
+    with pytest.raises(EnvelopeError) as info:
+        decode_request(line)
+    assert info.value.request_id == request_id
 
 
 @pytest.mark.parametrize(
@@ -171,18 +237,21 @@ def test_bad_requests(line: bytes) -> None:
         b'{"id":1,"failure":{"code":"x"}}',
         b'{"id":-2,"result":{}}',
         b'{"result":{}}',
+        b'{"id":1,"result":{},"result":{}}',
+        b'{"id":1,"result":{"a":1,"a":1}}',
+        b'{"id":1,"result":{"x":-0}}',
+        b'{"id":1,"result":' + b"[" * 990 + b"]" * 990 + b"}",
+        b'{"id":1,"error":' + b"{" * 200 + b"}" * 200 + b"}",
     ],
 )
-def test_bad_replies(line: bytes) -> None:
-    with pytest.raises(ReplyError):
-        parse_reply(line)
-    if line.startswith(b"{"):
-        assert not schemas.validator("protocol/reply.json").is_valid(json.loads(line))
+def test_bad_replies_are_envelope_errors(line: bytes) -> None:
+    with pytest.raises(EnvelopeError):
+        decode_reply(line)
 
 
-def test_invalid_error_object_is_a_reply_error() -> None:
-    with pytest.raises(ReplyError):
-        parse_reply(b'{"id":1,"error":{"kind":"nope"}}').error()
+def test_invalid_error_object_is_an_envelope_error() -> None:
+    with pytest.raises(EnvelopeError):
+        decode_reply(b'{"id":1,"error":{"kind":"nope"}}').error()
 
 
 @pytest.mark.parametrize(
@@ -220,7 +289,7 @@ def test_serve_answers_every_message_kind_and_messages_match_the_schemas() -> No
         {"id": 5, "op": "build_plan", "params": {"scenario": {"unsupported": True}}},
         {"id": 6, "op": "build_plan", "params": {"scenario": {"crash": True}}},
         {"id": 7, "op": "teleport", "params": {}},
-        {"id": 8, "op": "build_plan", "params": {"scenario": []}},
+        {"id": 8, "op": "build_plan", "params": {"scenario": {}, "extra": 1}},
         b"not json\n",
         b"\n",
         {"id": 9, "op": "describe", "params": {}},
@@ -247,10 +316,33 @@ def test_serve_answers_every_message_kind_and_messages_match_the_schemas() -> No
     reply_schema = schemas.validator("protocol/reply.json")
     for reply in replies:
         reply_schema.validate(reply)
-    schemas.validator("protocol/handshake.json").evolve(
-        schema={"$ref": "urn:vnext-conformance:schema:protocol/handshake.json#/$defs/result"}
-    ).validate(replies[1]["result"])
+    schemas.validator("protocol/handshake.json#/$defs/result").validate(replies[1]["result"])
     schemas.validate("protocol/request.json", HANDSHAKE)
+
+
+def test_a_malformed_scenario_is_answered_with_the_contract_error() -> None:
+    """Whatever JSON arrives as the scenario, the reference answers with ``serialization``/``decode scenario``."""
+    cases = [
+        b'{"id":1,"op":"build_plan","params":{"scenario":[]}}',
+        b'{"id":2,"op":"build_plan","params":{"scenario":{"a":1,"a":2}}}',
+        b'{"id":3,"op":"build_plan","params":{"scenario":{"a":-0}}}',
+        b'{"id":4,"op":"build_plan","params":{"scenario":' + b"[" * 128 + b"]" * 128 + b"}}",
+        b'{"id":5,"op":"build_plan","params":{"scenario":' + b"[" * 127 + b"]" * 127 + b"}}",
+        b'{"id":6,"op":"build_plan","params":{"scenario":{"x":' + b"[" * 126 + b"]" * 126 + b"}}}",
+        b'{"id":7,"op":"build_plan","params":{"scenario":"\\ud800"}}',
+    ]
+    replies = converse(ReferenceImplementation(), HANDSHAKE, *(line + b"\n" for line in cases))
+    for reply in replies[1:]:
+        assert reply["error"]["kind"] == "serialization", reply
+        assert reply["error"]["context"] == "decode scenario", reply
+
+
+def test_an_over_cap_scenario_is_refused_before_it_is_parsed() -> None:
+    scenario = b'{"scenario_version":1,"pad":[' + b"{}," * (6 * 1024 * 1024) + b"{}]}"
+    line = b'{"id":1,"op":"build_plan","params":{"scenario":' + scenario + b"}}\n"
+    replies = converse(ReferenceImplementation(), HANDSHAKE, line, max_request_bytes=64 << 20)
+    assert replies[1]["error"]["kind"] == "serialization"
+    assert "exceeds" in replies[1]["error"]["message"]
 
 
 def test_serve_refuses_oversized_lines_and_keeps_serving() -> None:
@@ -269,14 +361,25 @@ def test_serve_rejects_a_handshake_with_another_protocol_major() -> None:
 
 
 def test_serve_reference_declares_only_implemented_operations() -> None:
-    replies = converse(ReferenceBackend(), HANDSHAKE)
+    replies = converse(ReferenceImplementation(), HANDSHAKE)
     assert tuple(replies[0]["result"]["backend"]["operations"]) == api.supported_operations()
 
 
-@pytest.mark.parametrize("op", [op for op in operations.OPERATION_SPECS if op != "describe"])
-def test_every_request_shape_matches_the_request_schema(op: str) -> None:
-    params = (
-        operations.encode_params(op, {"s": 1}, b"w") if op == "revalidate" else operations.encode_params(op, {"s": 1})
-    )
+def test_a_server_never_answers_an_undeclared_operation_even_if_the_object_has_it() -> None:
+    replies = converse(make_describe_only(), HANDSHAKE, {"id": 1, "op": "build_plan", "params": {"scenario": {}}})
+    assert replies[1]["failure"]["code"] == "not_implemented"
+
+
+@pytest.mark.parametrize("op", [name for name, declared in OPERATIONS.items() if not declared.mandatory])
+def test_every_request_matches_the_request_schema_and_its_params_schema(op: str) -> None:
+    args: tuple[Any, ...] = ({"s": 1}, b"w") if op == "revalidate" else ({"s": 1},)
+    params = _params(op, *args)
     schemas.validate("protocol/request.json", {"id": 12, "op": op, "params": params})
-    assert not schemas.validator("protocol/request.json").is_valid({"id": 12, "op": op, "params": {}})
+    SchemaCheck(enabled=True).params_object(OPERATIONS[op], params)
+    with pytest.raises(ProtocolError):
+        SchemaCheck(enabled=True).params_object(OPERATIONS[op], {})
+
+
+def test_served_lines_never_contain_a_raw_newline() -> None:
+    replies = converse(FullFake(), HANDSHAKE, {"id": 1, "op": "build_plan", "params": {"scenario": {"k": "a\nb"}}})
+    assert len(replies) == 2

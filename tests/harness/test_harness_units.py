@@ -13,20 +13,23 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import schemas
-from harness.backends.reference import ReferenceBackend
+from harness.backends import connect
+from harness.backends.reference import ReferenceImplementation
 from harness.bundles import Bundle, BundleMismatch, check_bundle, load_bundle, write_bundle
-from harness.cases import case_id_for, is_not_applicable_text, known_suites, not_applicable, suite_of_module
-from harness.description import BackendDescription
+from harness.cases import NotApplicable, case_id_for, known_suites, not_applicable, suite_of_module
+from harness.connection.faults import BackendFault, Fault, FaultKind
 from harness.expectations import ManifestError, load_manifest, parse_manifest
-from harness.faults import FAULT_KINDS, BackendFault
-from harness.operations import b64encode
 from harness.outcome import Outcome
-from harness.report import Totals, combine, phase_outcome
+from harness.plugin.counterexamples import CounterexampleRecorder
+from harness.plugin.outcomes import combine, phase_outcome
+from harness.plugin.records import NOT_APPLICABLE
+from harness.protocol.codecs import b64encode
+from harness.protocol.description import BackendDescription
+from harness.protocol.operations import OPERATIONS
+from harness.reports.jsonl import Totals
 from reference import api
 from reference.canonical import sha256_hex
 from reference.errors import Serialization
-
-from .fake_backends import FullFake
 
 # ------------------------------------------------------------------ reference.api
 
@@ -56,7 +59,7 @@ def test_implemented_registers_only_planning_operations() -> None:
 
 
 def test_description_roundtrip_and_schema() -> None:
-    wire = ReferenceBackend().describe().to_wire()
+    wire = ReferenceImplementation().describe().to_wire()
     schemas.validate("protocol/describe.json", wire)
     assert BackendDescription.from_wire(wire).to_wire() == wire
 
@@ -76,7 +79,7 @@ def test_description_roundtrip_and_schema() -> None:
     ],
 )
 def test_malformed_descriptions_are_refused_by_decoder_and_schema(mutate: Any) -> None:
-    wire = ReferenceBackend().describe().to_wire()
+    wire = ReferenceImplementation().describe().to_wire()
     mutate(wire)
     with pytest.raises(Serialization):
         BackendDescription.from_wire(wire)
@@ -86,15 +89,27 @@ def test_malformed_descriptions_are_refused_by_decoder_and_schema(mutate: Any) -
 # ------------------------------------------------------------------ faults
 
 
-def test_fault_kinds_are_closed_and_faults_pickle() -> None:
+def test_fault_kinds_are_closed_and_faults_travel_as_values() -> None:
     import pickle
 
     with pytest.raises(ValueError):
-        BackendFault("kaboom", "x")
-    fault = BackendFault("timeout", "slow", operation="build_plan", request_id=4)
-    assert pickle.loads(pickle.dumps(fault)).to_dict() == fault.to_dict()
-    assert "timeout" in str(fault) and "build_plan" in str(fault)
-    assert set(FAULT_KINDS) >= {"crash", "timeout", "oversized_reply", "malformed_reply", "wrong_reply_id"}
+        FaultKind("kaboom")
+    fault = Fault(FaultKind.TIMEOUT, "slow", operation="build_plan", request_id=4)
+    assert Fault.from_wire(fault.to_wire()) == fault
+    raised = BackendFault(fault)
+    assert pickle.loads(pickle.dumps(raised)).fault == fault
+    assert "timeout" in str(raised) and "build_plan" in str(raised)
+    assert {kind.value for kind in FaultKind} >= {"crash", "timeout", "oversized_reply", "malformed_reply"}
+    assert all(kind.meaning for kind in FaultKind)
+
+
+def test_a_raised_fault_keeps_its_message() -> None:
+    """The fault exception is not frozen: raising it sets its traceback and keeps the detail."""
+    fault = Fault(FaultKind.CRASH, "the backend exited", operation="build_plan")
+    with pytest.raises(BackendFault) as info:
+        raise BackendFault(fault)
+    assert info.value.__traceback__ is not None
+    assert "the backend exited" in str(info.value)
 
 
 # ------------------------------------------------------------------ bundles
@@ -153,11 +168,20 @@ def test_malformed_bundles_are_refused(tmp_path: Path, raw: dict[str, Any]) -> N
     path.write_text(json.dumps(raw))
     with pytest.raises(Serialization):
         load_bundle(path)
-    assert not schemas.validator("protocol/bundle.json").is_valid(raw)
+    assert not _bundle_schema_valid(raw)
+
+
+def _bundle_schema_valid(raw: dict[str, Any]) -> bool:
+    """bundle.json, then the operation's own params schema (bundle.json names no operation)."""
+    if not schemas.validator("protocol/bundle.json").is_valid(raw):
+        return False
+    if raw["operation"] not in OPERATIONS:
+        return False
+    return bool(schemas.validator(OPERATIONS[raw["operation"]].schema + "#/$defs/params").is_valid(raw["params"]))
 
 
 def test_check_bundle_against_expectation_and_oracle() -> None:
-    fake = FullFake()
+    fake = connect("python:tests.harness.fake_backends:make")
     good = fake.revalidate({"a": [1, 2]}, b"x")
     check_bundle(fake, fake, _bundle({"result": {"plan_hash": good}}))
     with pytest.raises(BundleMismatch):
@@ -177,14 +201,11 @@ def test_check_bundle_against_expectation_and_oracle() -> None:
         )
 
 
-class _OracleWithoutBuild(FullFake):
-    def build_plan(self, scenario: Any) -> bytes:
-        raise api.OperationNotSupported("build_plan")
-
-
 def test_oracle_without_the_operation_is_operation_not_supported() -> None:
+    fake = connect("python:tests.harness.fake_backends:make")
+    describe_only = connect("python:tests.harness.fake_backends:make_describe_only")
     with pytest.raises(api.OperationNotSupported):
-        check_bundle(FullFake(), _OracleWithoutBuild(), Bundle("build_plan", {"scenario": {}}))
+        check_bundle(fake, describe_only, Bundle("build_plan", {"scenario": {}}))
 
 
 def test_outcome_matching_ignores_only_messages() -> None:
@@ -264,21 +285,21 @@ def test_case_ids_are_suite_relative() -> None:
     assert {"describe", "corpus"} <= set(known_suites())
 
 
-def test_not_applicable_is_a_marked_skip() -> None:
+def test_not_applicable_is_a_structured_skip() -> None:
     with pytest.raises(pytest.skip.Exception) as info:
-        not_applicable("no build_plan")
-    assert is_not_applicable_text(str(info.value.msg))
-    assert is_not_applicable_text("Skipped: not applicable: x")
-    assert not is_not_applicable_text("expected skip: not applicable: x")
+        not_applicable("no build_plan", missing=["build_plan"])
+    assert isinstance(info.value, NotApplicable)
+    assert info.value.why.to_wire() == {"reason": "no build_plan", "missing": ["build_plan"]}
 
 
-def _report(when: str, outcome: str, longrepr: Any = None, **extra: Any) -> Any:
+def _report(when: str, outcome: str, longrepr: Any = None, properties: Any = (), **extra: Any) -> Any:
     return SimpleNamespace(
         when=when,
         passed=outcome == "passed",
         failed=outcome == "failed",
         skipped=outcome == "skipped",
         longrepr=longrepr,
+        user_properties=list(properties),
         **extra,
     )
 
@@ -288,8 +309,9 @@ def test_phase_outcomes() -> None:
     assert phase_outcome(_report("call", "failed")) == "failed"
     assert phase_outcome(_report("setup", "failed")) == "error"
     assert phase_outcome(_report("teardown", "passed")) is None
-    assert phase_outcome(_report("setup", "skipped", ("f", 1, "not applicable: no op"))) == "not_applicable"
-    assert phase_outcome(_report("setup", "skipped", ("f", 1, "Skipped: other"))) == "skipped"
+    marked = [(NOT_APPLICABLE, {"reason": "no op", "missing": ["build_plan"]})]
+    assert phase_outcome(_report("setup", "skipped", ("f", 1, "no op"), marked)) == "not_applicable"
+    assert phase_outcome(_report("setup", "skipped", ("f", 1, "not applicable: text only"))) == "skipped"
     assert phase_outcome(_report("call", "skipped", None, wasxfail="known")) == "xfailed"
     assert phase_outcome(_report("call", "passed", None, wasxfail="known")) == "xpassed"
     assert combine("passed", "error") == "error"
@@ -312,11 +334,7 @@ def test_totals_count_failures_only_for_failed_and_error() -> None:
 def test_only_the_final_shrunk_example_is_written(tmp_path: Path) -> None:
     from hypothesis import given as given_
 
-    from harness.pytest_plugin import CounterexampleRecorder
-    from harness.under_test import CaseLog
-
-    state = SimpleNamespace(log=CaseLog(), counterexample_dir=tmp_path / "cx")
-    recorder = CounterexampleRecorder(state)  # type: ignore[arg-type]
+    recorder = CounterexampleRecorder(tmp_path / "cx")
 
     @given_(st.integers(0, 10_000))
     def inner(n: int) -> None:
@@ -329,15 +347,11 @@ def test_only_the_final_shrunk_example_is_written(tmp_path: Path) -> None:
     written = sorted((tmp_path / "cx").iterdir())
     assert len(written) == 1
     assert load_bundle(written[0]).params == {"scenario": {"n": 100}}
-    assert state.log.counterexamples == [str(written[0])]
+    assert recorder.written == [str(written[0])]
 
 
 def test_skips_are_not_counterexamples(tmp_path: Path) -> None:
-    from harness.pytest_plugin import CounterexampleRecorder
-    from harness.under_test import CaseLog
-
-    state = SimpleNamespace(log=CaseLog(), counterexample_dir=tmp_path / "cx")
-    recorder = CounterexampleRecorder(state)  # type: ignore[arg-type]
+    recorder = CounterexampleRecorder(tmp_path / "cx")
     with pytest.raises(pytest.skip.Exception), recorder.on_failure(Bundle("build_plan", {"scenario": {}})):
         not_applicable("x")
     assert not (tmp_path / "cx").exists()

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness import operations
-from harness.backends.reference import ReferenceBackend
+from harness.backends import connect
+from harness.protocol.codecs import ProtocolError
+from harness.protocol.operations import OPERATIONS
 from reference import api
 from reference.errors import InvalidExecutionPlan, Serialization
 from reference.ids import ProgramValueId, WeightId
@@ -112,15 +113,15 @@ def test_execute_through_the_api_backend_and_protocol() -> None:
     inputs = default_inputs(scenario_plan(scenario))
     assert "execute" in api.supported_operations()
     direct = api.execute(scenario, inputs, 2)
-    via_backend = ReferenceBackend().execute(scenario, inputs, 2)
-    assert direct == via_backend
-    encoded = operations.encode_result("execute", direct)
+    client = connect("reference")
+    assert client.execute(scenario, inputs, 2) == direct
+    execute = OPERATIONS["execute"]
+    encoded = execute.encode_result(direct)
     validate("runtime/execute_result.json", encoded)
-    assert operations.decode_result("execute", encoded) == direct
+    assert execute.decode_result(encoded) == direct
     assert ExecuteResult.from_wire(direct.to_wire()) == direct
-    params = operations.encode_params("execute", scenario, inputs, 2)
-    assert operations.decode_params("execute", params) == (scenario, inputs, 2)
-    assert operations.call_json(ReferenceBackend(), "execute", params) == encoded
+    params = execute.encode_params(execute.bind((scenario, inputs, 2), {}))
+    assert client.outcome(execute, params).value == encoded
 
 
 @pytest.mark.parametrize(
@@ -138,5 +139,5 @@ def test_malformed_execute_results_are_refused(mutate: object) -> None:
     scenario = scenario_of("plan_fixture_0")
     wire = api.execute(scenario, default_inputs(scenario_plan(scenario)), 1).to_wire()
     mutate(wire)  # type: ignore[operator]
-    with pytest.raises(operations.ProtocolError):
-        operations.decode_result("execute", wire)
+    with pytest.raises(ProtocolError):
+        OPERATIONS["execute"].decode_result(wire)

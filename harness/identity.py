@@ -1,4 +1,4 @@
-"""Identity of this suite, the contract it checks and the protocol it speaks."""
+"""Identity of this suite and of the contract it checks."""
 
 from __future__ import annotations
 
@@ -8,22 +8,10 @@ from importlib import metadata
 from typing import Final
 
 from reference import api
-from reference.versions import ContractVersion
 
-__all__ = [
-    "CONTRACT_IDENTITY",
-    "CONTRACT_LIMITS",
-    "KNOWN_OPERATIONS",
-    "PROTOCOL_VERSION",
-    "SUITE_NAME",
-    "suite_version",
-]
+__all__ = ["CONTRACT_IDENTITY", "CONTRACT_LIMITS", "SUITE_NAME", "suite_version"]
 
 SUITE_NAME: Final = "vnext-conformance"
-#: The harness protocol version (harness/PROTOCOL.md). Backends must speak major 1.
-PROTOCOL_VERSION: Final = ContractVersion(1, 0)
-#: Every operation the protocol defines, in protocol order.
-KNOWN_OPERATIONS: Final = ("describe", *api.PLANNING_OPERATIONS)
 
 #: The contract a conforming backend must report in ``describe`` (plan schema 05 §1).
 CONTRACT_IDENTITY: Final[Mapping[str, object]] = {

@@ -14,71 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, TextIO
 
-from harness.cases import is_not_applicable_text
-
-__all__ = [
-    "OUTCOMES",
-    "REPORT_VERSION",
-    "CaseRecord",
-    "JsonlReport",
-    "Totals",
-    "combine",
-    "phase_outcome",
-    "report_message",
-]
+__all__ = ["FAILING", "OUTCOMES", "REPORT_VERSION", "CaseRecord", "JsonlReport", "Totals"]
 
 REPORT_VERSION: Final = 1
 OUTCOMES: Final = ("passed", "failed", "error", "not_applicable", "xfailed", "xpassed", "skipped")
 #: Outcomes that fail a run.
 FAILING: Final = frozenset({"failed", "error"})
 _MAX_DETAILS: Final = 20_000
-
-
-def report_message(report: Any) -> str:
-    """A one-line message for a pytest report (skip reason, crash line or xfail reason)."""
-    longrepr = report.longrepr
-    if report.skipped and isinstance(longrepr, tuple) and len(longrepr) == 3:
-        return str(longrepr[2])
-    wasxfail = getattr(report, "wasxfail", None)
-    if report.skipped and wasxfail is not None:
-        return f"xfail: {wasxfail}"
-    crash = getattr(longrepr, "reprcrash", None)
-    if crash is not None:
-        return str(crash.message).strip()
-    text = str(longrepr or "").strip()
-    return text.splitlines()[-1] if text else ""
-
-
-def phase_outcome(report: Any) -> str | None:
-    """The case outcome a phase report implies (``None``: the phase passed quietly)."""
-    wasxfail = getattr(report, "wasxfail", None)
-    if report.when == "call":
-        if report.passed:
-            return "xpassed" if wasxfail is not None else "passed"
-        if report.failed:
-            return "failed"
-    elif report.failed:
-        return "error"
-    if report.skipped:
-        if wasxfail is not None:
-            return "xfailed"
-        return "not_applicable" if is_not_applicable_text(report_message(report)) else "skipped"
-    return None
-
-
-_PRECEDENCE: Final = {
-    name: rank
-    for rank, name in enumerate(("passed", "xpassed", "skipped", "not_applicable", "xfailed", "failed", "error"))
-}
-
-
-def combine(current: str | None, new: str | None) -> str | None:
-    """Merge phase outcomes: failures win over everything, then xfail/na/skip, then passes."""
-    if new is None:
-        return current
-    if current is None:
-        return new
-    return new if _PRECEDENCE[new] > _PRECEDENCE[current] else current
 
 
 @dataclass
@@ -96,6 +38,7 @@ class CaseRecord:
     backend_stderr: str = ""
     counterexamples: list[str] = field(default_factory=list)
     reproduce: str = ""
+    not_applicable: dict[str, Any] | None = None
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -111,6 +54,7 @@ class CaseRecord:
             "backend_stderr": self.backend_stderr[-_MAX_DETAILS:],
             "counterexamples": self.counterexamples,
             "reproduce": self.reproduce,
+            "not_applicable": self.not_applicable,
         }
 
 

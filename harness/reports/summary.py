@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from harness.report import CaseRecord, Totals
+from harness.reports.jsonl import CaseRecord, Totals
 
 __all__ = ["render_summary"]
 

@@ -1,0 +1,83 @@
+"""The ``vnext-conformance`` command line.
+
+Every command ends with one of the statuses of ``harness.cli.exits.Exit`` (0 passed, 1 failed,
+2 usage error, 3 backend unavailable, 4 interrupted) and reports a problem in one line on
+stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+from harness.cli.describe import describe
+from harness.cli.exits import Exit
+from harness.cli.plans import build, hash_wire, revalidate, wire_hash_report
+from harness.cli.replay import replay
+from harness.cli.run import add_run_arguments, pytest_args, run
+from harness.cli.serve import serve
+from harness.identity import suite_version
+from harness.options import add_to_parser
+
+__all__ = ["Exit", "build_parser", "main", "pytest_args", "wire_hash_report"]
+
+_DESCRIPTION = """\
+Conformance suites and harness for the ferrum vnext planning contract.
+
+Commands:
+  run         run the conformance suites against a backend (pytest underneath)
+  serve       serve a backend (the reference by default) over the JSON-lines protocol
+  replay      replay scenario bundles (counterexamples, corpus files) against a backend
+  describe    print a backend's describe result
+  build       build a scenario's execution plan with the reference and print its exact wire
+  revalidate  decode a plan wire untrusted and revalidate it against a scenario
+  hash        recompute a plan wire's hash and check plan_hash and plan_id
+
+Exit status: 0 passed, 1 failed, 2 usage error, 3 backend unavailable, 4 interrupted.
+"""
+
+
+def _command(
+    sub: argparse._SubParsersAction,  # type: ignore[type-arg]
+    name: str,
+    help_text: str,
+    handler: Callable[[argparse.Namespace], int],
+) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = sub.add_parser(name, help=help_text, description=help_text)
+    add_to_parser(parser, name)
+    parser.set_defaults(func=handler)
+    return parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="vnext-conformance", description=_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {suite_version()}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    add_run_arguments(_command(sub, "run", "run the conformance suites against a backend", run))
+    _command(sub, "serve", "serve a backend over the JSON-lines protocol on stdin/stdout", serve)
+    _command(sub, "replay", "replay scenario bundles against a backend", replay).add_argument(
+        "files", nargs="+", help="bundle files"
+    )
+    _command(sub, "describe", "print a backend's describe result", describe)
+    built = _command(sub, "build", "build a scenario's execution plan and print its exact wire", build)
+    built.add_argument("--scenario", required=True, help="scenario document (JSON)")
+    checked = _command(
+        sub, "revalidate", "decode a plan wire untrusted and revalidate it against a scenario", revalidate
+    )
+    checked.add_argument("--scenario", required=True, help="scenario document (JSON)")
+    checked.add_argument("--plan", required=True, help="execution plan wire (JSON)")
+    hashed = _command(sub, "hash", "recompute a plan wire's hash and check plan_hash and plan_id", hash_wire)
+    hashed.add_argument("--plan", required=True, help="execution plan wire (JSON)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        print("vnext-conformance: interrupted", file=sys.stderr)
+        return Exit.INTERRUPTED

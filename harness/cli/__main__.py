@@ -1,0 +1,7 @@
+"""``python -m harness.cli``: the ``vnext-conformance`` command line."""
+
+import sys
+
+from harness.cli import main
+
+sys.exit(main())

@@ -1,0 +1,212 @@
+"""The harness's options, declared once for the command line and the pytest plugin.
+
+Each ``Option`` names its flag, default and help, and the commands that take it; the same
+declaration adds it to an ``argparse`` parser (``vnext-conformance run``, ``replay``, ...) and to
+pytest (``pytest --pyargs conformance --backend ...``), under the same flag and default.
+``vnext-conformance run`` hands its values to pytest with ``pytest_argv``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from harness.connection.exec import ExecOptions
+
+__all__ = [
+    "OPTIONS",
+    "Option",
+    "add_to_parser",
+    "add_to_pytest",
+    "exec_options",
+    "pytest_argv",
+]
+
+_MIB: Final = 1024 * 1024
+_DEFAULTS: Final = ExecOptions()
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One option: ``dest`` is its name in both namespaces (prefixed ``vnext_`` to stay clear of pytest's)."""
+
+    flag: str
+    dest: str
+    help: str
+    default: Any = None
+    type: Callable[[str], Any] | None = None
+    action: str = "store"
+    metavar: str | None = None
+    commands: frozenset[str] = frozenset({"run"})
+    pytest: bool = True
+    hidden: bool = False
+
+    def kwargs(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"dest": self.dest, "default": self.default, "action": self.action}
+        default = self.default
+        shown = "" if default in (None, [], False) else f" (default: {default})"
+        out["help"] = argparse.SUPPRESS if self.hidden else self.help + shown
+        if self.type is not None:
+            out["type"] = self.type
+        if self.metavar is not None:
+            out["metavar"] = self.metavar
+        return out
+
+
+_EXEC: Final = frozenset({"run", "replay", "describe"})
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
+    return value
+
+
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 0, got {text!r}")
+    return value
+
+
+def _byte_cap(text: str) -> int:
+    value = int(text)
+    if value < 1024:
+        raise argparse.ArgumentTypeError(f"must be at least 1024 bytes, got {text!r}")
+    return value
+
+
+OPTIONS: Final[tuple[Option, ...]] = (
+    Option(
+        "--backend",
+        "vnext_backend",
+        "backend under test: reference | python:MODULE:FACTORY | exec:COMMAND ...",
+        default="reference",
+        metavar="SPEC",
+        commands=frozenset({"run", "replay", "describe", "serve"}),
+    ),
+    Option(
+        "--only",
+        "vnext_only",
+        "run only this suite (repeatable, or comma-separated)",
+        [],
+        action="append",
+        metavar="SUITE",
+    ),
+    Option(
+        "--skip",
+        "vnext_skip",
+        "do not run this suite (repeatable, or comma-separated)",
+        [],
+        action="append",
+        metavar="SUITE",
+    ),
+    Option("--case", "vnext_cases", "run only this case id (repeatable)", [], action="append", metavar="ID"),
+    Option("--expectations", "vnext_expectations", "expectation manifest of known failures (JSON)", metavar="FILE"),
+    Option("--expectations-today", "vnext_today", "date used for expectation expiry (YYYY-MM-DD)", hidden=True),
+    Option("--report-json", "vnext_report_json", "write the JSON-lines report here", metavar="PATH"),
+    Option(
+        "--counterexample-dir",
+        "vnext_counterexample_dir",
+        "where failing generated cases are written as scenario bundles",
+        default=".vnext-counterexamples",
+        metavar="DIR",
+    ),
+    Option(
+        "--validate-protocol",
+        "vnext_validate_protocol",
+        "check every request and reply against its JSON Schema (schemas/protocol/)",
+        default=False,
+        action="store_true",
+        commands=frozenset({"run", "replay", "describe", "serve"}),
+    ),
+    Option(
+        "--call-timeout",
+        "vnext_call_timeout",
+        "exec: seconds allowed per call",
+        _DEFAULTS.call_timeout,
+        _positive_float,
+        commands=_EXEC,
+    ),
+    Option(
+        "--handshake-timeout",
+        "vnext_handshake_timeout",
+        "exec: seconds allowed for the handshake",
+        _DEFAULTS.handshake_timeout,
+        _positive_float,
+        commands=_EXEC,
+    ),
+    Option(
+        "--max-restarts",
+        "vnext_max_restarts",
+        "exec: restarts allowed after crashes and hangs, per worker",
+        _DEFAULTS.max_restarts,
+        _count,
+        commands=_EXEC,
+    ),
+    Option(
+        "--max-reply-bytes",
+        "vnext_max_reply_bytes",
+        "exec: reply line cap in bytes",
+        _DEFAULTS.max_reply_bytes,
+        _byte_cap,
+        commands=_EXEC,
+    ),
+    Option(
+        "--max-request-bytes",
+        "vnext_max_request_bytes",
+        "request line cap in bytes",
+        _DEFAULTS.max_request_bytes,
+        _byte_cap,
+        commands=frozenset({"run", "replay", "describe", "serve"}),
+    ),
+)
+
+
+def _for(command: str) -> Iterable[Option]:
+    return (option for option in OPTIONS if command in option.commands)
+
+
+def add_to_parser(parser: argparse.ArgumentParser, command: str) -> None:
+    """Add every option ``command`` takes to ``parser``."""
+    for option in _for(command):
+        parser.add_argument(option.flag, **option.kwargs())
+
+
+def add_to_pytest(group: Any) -> None:
+    """Add every pytest option to a pytest option group."""
+    for option in OPTIONS:
+        if option.pytest:
+            group.addoption(option.flag, **option.kwargs())
+
+
+def pytest_argv(values: Mapping[str, Any]) -> list[str]:
+    """The pytest arguments that carry ``values`` (dest -> value) of the run command's options."""
+    argv: list[str] = []
+    for option in _for("run"):
+        if not option.pytest or option.dest not in values:
+            continue
+        value = values[option.dest]
+        if option.action == "append":
+            for item in value:
+                argv += [option.flag, str(item)]
+        elif option.action == "store_true":
+            if value:
+                argv.append(option.flag)
+        elif value is not None and value != option.default:
+            argv += [option.flag, str(value)]
+    return argv
+
+
+def exec_options(values: Callable[[str], Any]) -> ExecOptions:
+    """``ExecOptions`` from option values looked up by dest."""
+    return ExecOptions(
+        call_timeout=values("vnext_call_timeout"),
+        handshake_timeout=values("vnext_handshake_timeout"),
+        max_restarts=values("vnext_max_restarts"),
+        max_reply_bytes=values("vnext_max_reply_bytes"),
+        max_request_bytes=values("vnext_max_request_bytes"),
+    )

@@ -1,0 +1,57 @@
+"""The ``vnext_conformance`` pytest plugin (pytest11 entry point).
+
+It adds the harness options (declared once in ``harness.options``) and registers one
+``ConformanceRun`` object per pytest process; that object holds the hooks and the ``backend``,
+``oracle`` and ``counterexamples`` fixtures. Modules: ``settings`` (options parsed), ``session``
+(connections), ``selection`` (collection), ``records`` and ``outcomes`` (what reports carry),
+``counterexamples`` (bundles of failing generated cases), ``run`` (the hooks).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.options import add_to_pytest
+from harness.plugin.counterexamples import CounterexampleRecorder
+from harness.plugin.run import ConformanceRun
+from harness.plugin.settings import RunSettings
+from harness.under_test import BackendUnderTest
+
+__all__ = ["PLUGIN_NAME", "backend", "counterexamples", "oracle"]
+
+PLUGIN_NAME = "vnext-conformance-run"
+
+
+def _run(config: pytest.Config) -> ConformanceRun:
+    run = config.pluginmanager.get_plugin(PLUGIN_NAME)
+    assert isinstance(run, ConformanceRun)
+    return run
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add_to_pytest(parser.getgroup("vnext-conformance", "vnext conformance harness"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "requires(*operations): the case needs these backend operations, else it is not applicable"
+    )
+    config.pluginmanager.register(ConformanceRun(config, RunSettings.from_config(config)), PLUGIN_NAME)
+
+
+@pytest.fixture(scope="session")
+def backend(request: pytest.FixtureRequest) -> BackendUnderTest:
+    """The backend under test (``--backend``), gated on its declared operations."""
+    return _run(request.config).session.under_test()
+
+
+@pytest.fixture(scope="session")
+def oracle(request: pytest.FixtureRequest) -> BackendUnderTest:
+    """The reference, served in process like any backend."""
+    return _run(request.config).session.oracle()
+
+
+@pytest.fixture(scope="session")
+def counterexamples(request: pytest.FixtureRequest) -> CounterexampleRecorder:
+    """Records failing generated cases as replayable scenario bundles."""
+    return _run(request.config).counterexamples

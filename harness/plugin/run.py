@@ -1,0 +1,282 @@
+"""``ConformanceRun``: the plugin object one pytest process registers for a conformance run.
+
+Its hooks label and select the cases, gate them on the backend's operations, attach each
+case's side data (faults, counterexamples, stderr, *not applicable*) to its reports, turn
+reports into case records (in the process that reports: the xdist controller or the only
+process), and write the JSON-lines report, the JUnit properties and the summary. It is inert
+for a session that collects no conformance case (such as the project's own tests).
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections import Counter
+from typing import Any
+
+import pytest
+from hypothesis import settings as hypothesis_settings
+
+from harness.cases import NotApplicable
+from harness.identity import CONTRACT_IDENTITY, SUITE_NAME, suite_version
+from harness.plugin.counterexamples import CounterexampleRecorder
+from harness.plugin.outcomes import combine, phase_outcome, report_message
+from harness.plugin.records import NOT_APPLICABLE, case_data, properties
+from harness.plugin.selection import CASE, EXPIRED, select
+from harness.plugin.session import BackendSession
+from harness.plugin.settings import RunSettings
+from harness.reports.jsonl import FAILING, CaseRecord, JsonlReport, Totals
+from harness.reports.summary import render_summary
+
+__all__ = ["ConformanceRun"]
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def _is_controller(config: pytest.Config) -> bool:
+    return config.pluginmanager.getplugin("dsession") is not None
+
+
+class ConformanceRun:
+    """Hooks and fixtures of one conformance run (see the module docstring)."""
+
+    def __init__(self, config: pytest.Config, settings: RunSettings) -> None:
+        self.config = config
+        self.settings = settings
+        self.session = BackendSession(settings)
+        self.counterexamples = CounterexampleRecorder(settings.counterexample_dir)
+        self.explicit = bool(
+            config.getoption("vnext_backend") != "reference"
+            or settings.report_json
+            or any("conformance" in str(arg) for arg in config.args)
+        )
+        self.seen_cases = False
+        self._fault_mark = 0
+        self._stderr_mark = 0
+        # reporting side
+        self.report = JsonlReport(settings.report_json) if settings.report_json and not _is_worker(config) else None
+        self.totals = Totals()
+        self.pending: dict[str, tuple[CaseRecord, str | None]] = {}
+        self.failures: list[CaseRecord] = []
+        self.fault_counts: Counter[str] = Counter()
+        self._header: dict[str, Any] | None = None
+
+    # ------------------------------------------------------------ identity and header
+
+    def profile(self) -> str:
+        value = self.config.getoption("hypothesis_profile", None)
+        if value:
+            return str(value)
+        return str(getattr(hypothesis_settings, "_current_profile", None) or "default")
+
+    def seed(self) -> int | None:
+        value = self.config.getoption("hypothesis_seed", None)
+        try:
+            return int(value) if value is not None else None
+        except ValueError:
+            return None
+
+    def header_backend(self) -> dict[str, Any]:
+        if self._header is None:
+            self._header = self.session.header_block()
+        return self._header
+
+    def write_header(self) -> None:
+        if self.report is None or self.report.header_written:
+            return
+        self.report.header(
+            suite={"name": SUITE_NAME, "version": suite_version()},
+            contract=CONTRACT_IDENTITY,
+            backend=self.header_backend(),
+            profile=self.profile(),
+            seed=self.seed(),
+            derandomize=bool(hypothesis_settings.default is not None and hypothesis_settings.default.derandomize),
+            argv=list(self.config.invocation_params.args),
+        )
+
+    def reproduce(self, record: CaseRecord) -> str:
+        backend = shlex.quote(self.settings.spec.text)
+        if record.counterexamples:
+            return f"vnext-conformance replay {shlex.quote(record.counterexamples[0])} --backend {backend}"
+        parts = ["vnext-conformance", "run", "--backend", backend, "--profile", shlex.quote(self.profile())]
+        seed = self.seed()
+        if seed is not None:
+            parts += ["--seed", str(seed)]
+        if self.settings.manifest_path is not None:
+            parts += ["--expectations", shlex.quote(self.settings.manifest_path)]
+        parts += ["--case", shlex.quote(record.case_id)]
+        return " ".join(parts)
+
+    # ------------------------------------------------------------ session
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        if _is_worker(self.config) or not self.explicit:
+            return
+        self.header_backend()
+        self.write_header()
+        self._junit_properties()
+        if _is_controller(self.config):
+            self.session.close()
+
+    def _junit_properties(self) -> None:
+        try:
+            from _pytest.junitxml import xml_key
+        except ImportError:  # pragma: no cover - pytest internals moved
+            return
+        xml = self.config.stash.get(xml_key, None)
+        if xml is None:
+            return
+        block = self.header_backend()
+        plan_schema = CONTRACT_IDENTITY["plan_schema"]
+        assert isinstance(plan_schema, dict)
+        props: list[tuple[str, object]] = [
+            ("vnext.suite.name", SUITE_NAME),
+            ("vnext.suite.version", suite_version()),
+            ("vnext.contract.crate", CONTRACT_IDENTITY["crate"]),
+            ("vnext.contract.version", CONTRACT_IDENTITY["version"]),
+            ("vnext.contract.module", CONTRACT_IDENTITY["module"]),
+            ("vnext.contract.plan_schema", f"{plan_schema['major']}.{plan_schema['minor']}"),
+            ("vnext.backend.spec", self.settings.spec.text),
+            ("vnext.profile", self.profile()),
+            ("vnext.seed", self.seed() if self.seed() is not None else "derandomized/none"),
+        ]
+        description = block.get("description")
+        if description:
+            impl = description["implementation"]
+            props += [
+                ("vnext.backend.name", impl["name"]),
+                ("vnext.backend.version", impl["version"]),
+                ("vnext.backend.language", impl["language"]),
+                ("vnext.backend.contract_version", description["contract"]["version"]),
+                ("vnext.backend.operations", ",".join(description["operations"])),
+            ]
+        if block.get("error"):
+            props.append(("vnext.backend.error", str(block["error"])))
+        for name, value in props:
+            xml.add_global_property(name, value)
+
+    # ------------------------------------------------------------ collection
+
+    def pytest_collection_modifyitems(
+        self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        select(session, config, items, self.settings)
+
+    # ------------------------------------------------------------ running
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        info = item.stash.get(CASE, None)
+        if info is None:
+            return
+        self.counterexamples.reset()
+        self._fault_mark = self.session.fault_mark()
+        self._stderr_mark = self.session.stderr_mark()
+        expired = item.stash.get(EXPIRED, None)
+        if expired is not None:
+            pytest.fail(
+                f"expectation for {info[0]} ({expired.status}) expired on {expired.expires.isoformat()}: "
+                f"{expired.reason}; renew or remove it",
+                pytrace=False,
+            )
+        marker = item.get_closest_marker("requires")
+        if marker is not None:
+            self.session.under_test().require(*marker.args)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+        report = yield
+        if item.stash.get(CASE, None) is None:
+            return report
+        if call.excinfo is not None and isinstance(call.excinfo.value, NotApplicable):
+            report.user_properties.append((NOT_APPLICABLE, call.excinfo.value.why.to_wire()))
+        if call.when == "teardown":
+            report.user_properties.extend(
+                properties(
+                    faults=self.session.faults_since(self._fault_mark),
+                    counterexamples=self.counterexamples.written,
+                    stderr=self.session.stderr_since(self._stderr_mark),
+                )
+            )
+        return report
+
+    def pytest_report_teststatus(self, report: pytest.TestReport, config: pytest.Config) -> Any:
+        if report.when in ("setup", "call") and any(name == NOT_APPLICABLE for name, _ in report.user_properties):
+            return "not applicable", "N", ("NOT APPLICABLE", {"yellow": True})
+        return None
+
+    # ------------------------------------------------------------ reporting (controller or single process)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if _is_worker(self.config):
+            return
+        data = case_data(report.user_properties)
+        if data.case_id is None or data.suite is None:
+            return
+        self.seen_cases = True
+        record, outcome = self.pending.get(report.nodeid) or (CaseRecord(data.case_id, data.suite, report.nodeid), None)
+        record.duration_s += float(report.duration or 0.0)
+        phase = phase_outcome(report)
+        merged = combine(outcome, phase)
+        if phase is not None and merged == phase and phase != "passed":
+            record.message = (
+                f"not applicable: {data.not_applicable.reason}" if data.not_applicable else report_message(report)
+            )
+            if report.failed:
+                record.details = str(report.longreprtext or "")
+        if data.not_applicable is not None:
+            record.not_applicable = data.not_applicable.to_wire()
+        if report.when != "teardown":
+            self.pending[report.nodeid] = (record, merged)
+            return
+        self.pending.pop(report.nodeid, None)
+        record.faults.extend(fault.to_wire() for fault in data.faults)
+        record.counterexamples.extend(data.counterexamples)
+        record.backend_stderr = data.backend_stderr
+        self._finish(record, merged or "passed")
+
+    def _finish(self, record: CaseRecord, outcome: str) -> None:
+        record.outcome = outcome
+        for fault in record.faults:
+            self.fault_counts[str(fault["kind"])] += 1
+        if outcome in FAILING:
+            record.reproduce = self.reproduce(record)
+            self.failures.append(record)
+        self.totals.add(record.suite, outcome)
+        if self.report is not None:
+            self.write_header()
+            self.report.case(record)
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        for record, outcome in list(self.pending.values()):
+            self._finish(record, outcome or "error")
+        self.pending.clear()
+        if self.report is not None:
+            self.write_header()
+            complete = int(exitstatus) not in (int(pytest.ExitCode.INTERRUPTED), int(pytest.ExitCode.INTERNAL_ERROR))
+            self.report.footer(self.totals, exit_status=int(exitstatus), complete=complete, faults=self.fault_counts)
+        self.session.close()
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self.report is not None:
+            self.report.footer(self.totals, exit_status=-1, complete=False, faults=self.fault_counts)
+            self.report.close()
+        self.session.close()
+
+    def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+        if not self.seen_cases:
+            return
+        block = self._header or {}
+        lines = render_summary(
+            spec=self.settings.spec.text,
+            description=block.get("description"),
+            totals=self.totals,
+            failures=self.failures,
+            faults=self.fault_counts,
+            report_path=str(self.report.path) if self.report else None,
+        )
+        terminalreporter.section(f"{SUITE_NAME} summary", sep="=", bold=True)
+        for line in lines:
+            terminalreporter.write_line(line)

@@ -1,0 +1,261 @@
+"""Codecs between typed values and their protocol JSON: one per parameter shape and result shape.
+
+A *parameter* is decoded from its raw member text in a request, with its own byte cap and the
+strict decoder, so an over-cap scenario is refused before it is parsed. A parameter's decode
+failure is either a contract error (``VNextError``: the scenario itself is malformed, answered
+as an ``error`` reply) or a ``ProtocolError`` (the params are malformed: ``bad_request``).
+A *result* is decoded from the already parsed reply body; any shape error is ``ProtocolError``.
+
+Wire bytes travel as standard padded base64 (RFC 4648 §4), so any byte string crosses exactly.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Generic, Protocol, TypeVar
+
+import orjson
+
+from harness.protocol.description import BackendDescription
+from reference.canonical import is_canonical_sha256, loads_strict
+from reference.errors import Serialization
+from reference.runtime.result import ExecuteResult, b64_exact
+from reference.scenario.document import MAX_SCENARIO_BYTES, SCENARIO_CONTEXT
+from reference.wire import U32_MAX
+
+__all__ = [
+    "BytesMapParam",
+    "DescriptionResult",
+    "ExecuteResultCodec",
+    "Param",
+    "ProtocolError",
+    "RawJson",
+    "ResultCodec",
+    "ScenarioParam",
+    "Sha256Result",
+    "U32Param",
+    "WireAndFingerprintResult",
+    "WireParam",
+    "WireResult",
+    "b64encode",
+]
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+_PARAM_CONTEXT: Final = "decode protocol params"
+#: A base64 parameter carries at most a 64 MiB request line.
+_MAX_BASE64_BYTES: Final = 64 * 1024 * 1024
+
+
+class ProtocolError(ValueError):
+    """A params or result object does not have the operation's protocol shape."""
+
+
+@dataclass(frozen=True, slots=True)
+class RawJson:
+    """A JSON text sent verbatim as a parameter (for byte-exact respellings of a document)."""
+
+    data: bytes
+
+    def fragment(self) -> orjson.Fragment:
+        return orjson.Fragment(self.data)
+
+
+def b64encode(data: bytes) -> str:
+    """Standard, padded base64 text of ``data``."""
+    return base64.b64encode(data).decode("ascii")
+
+
+def _b64decode(text: Any, what: str) -> bytes:
+    try:
+        return b64_exact(text, context=_PARAM_CONTEXT, path=what)
+    except Serialization as exc:
+        raise ProtocolError(exc.message_text) from None
+
+
+def _param_json(raw: bytes, what: str, max_bytes: int, depth: int | None) -> Any:
+    try:
+        return loads_strict(raw, context=_PARAM_CONTEXT, max_bytes=max_bytes, depth=depth)
+    except Serialization as exc:
+        raise ProtocolError(f"{what}: {exc.message_text}") from None
+
+
+class Param(Protocol[T]):
+    """One named parameter of an operation."""
+
+    @property
+    def name(self) -> str: ...
+
+    def encode(self, value: T) -> Any:
+        """The JSON value (or ``orjson.Fragment``) sent for ``value``."""
+        ...
+
+    def decode(self, raw: bytes, depth: int | None = None) -> T:
+        """The typed value of the member text ``raw`` (``depth``: its nesting depth, when already measured)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioParam:
+    """A scenario document: any JSON value, capped and strictly decoded as ``decode scenario``.
+
+    Its decode errors are the contract's (``serialization`` / ``decode scenario``): a malformed
+    scenario is answered with the contract error, like a malformed scenario file.
+    """
+
+    name: str = "scenario"
+
+    def encode(self, value: Mapping[str, Any] | RawJson) -> Any:
+        return value
+
+    def decode(self, raw: bytes, depth: int | None = None) -> Any:
+        return loads_strict(raw, context=SCENARIO_CONTEXT, max_bytes=MAX_SCENARIO_BYTES, depth=depth)
+
+
+@dataclass(frozen=True, slots=True)
+class WireParam:
+    """Exact bytes as canonical base64 text."""
+
+    name: str
+
+    def encode(self, value: bytes) -> Any:
+        return b64encode(value)
+
+    def decode(self, raw: bytes, depth: int | None = None) -> bytes:
+        return _b64decode(_param_json(raw, self.name, _MAX_BASE64_BYTES, depth), self.name)
+
+
+@dataclass(frozen=True, slots=True)
+class BytesMapParam:
+    """A map of names to exact bytes, each as canonical base64 text."""
+
+    name: str
+
+    def encode(self, value: Mapping[str, bytes] | None) -> Any:
+        return {key: b64encode(bytes(data)) for key, data in sorted((value or {}).items())}
+
+    def decode(self, raw: bytes, depth: int | None = None) -> dict[str, bytes]:
+        value = _param_json(raw, self.name, _MAX_BASE64_BYTES, depth)
+        if not isinstance(value, dict):
+            raise ProtocolError(f"{self.name} must be a JSON object")
+        return {str(key): _b64decode(text, f"{self.name}.{key}") for key, text in value.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class U32Param:
+    """An unsigned 32-bit integer."""
+
+    name: str
+
+    def encode(self, value: int) -> Any:
+        return value
+
+    def decode(self, raw: bytes, depth: int | None = None) -> int:
+        value = _param_json(raw, self.name, 64, depth)
+        if type(value) is not int or not 0 <= value <= U32_MAX:
+            raise ProtocolError(f"{self.name} must be a u32")
+        return value
+
+
+# --------------------------------------------------------------------------- results
+# Result codecs raise ``ProtocolError`` with a message relative to the result object; the
+# operation prefixes its own name.
+
+
+class ResultCodec(Protocol, Generic[T_co]):
+    """How an operation's result travels."""
+
+    def encode(self, value: Any) -> dict[str, Any]: ...
+
+    def decode(self, raw: Any) -> T_co: ...
+
+
+def _exact_keys(raw: Any, keys: tuple[str, ...]) -> Mapping[str, Any]:
+    if not isinstance(raw, dict):
+        raise ProtocolError("must be a JSON object")
+    if set(raw) != set(keys):
+        raise ProtocolError(f"must have exactly the keys {sorted(keys)}, got {sorted(raw)[:8]}")
+    return raw
+
+
+def _sha(raw: Mapping[str, Any], key: str) -> str:
+    value = raw[key]
+    if not is_canonical_sha256(value):
+        raise ProtocolError(f"{key} must be 64 lowercase hex characters, got {repr(value)[:80]}")
+    return str(value)
+
+
+def _expect(value: Any, cls: type[T]) -> T:
+    if not isinstance(value, cls):
+        raise ProtocolError(f"the implementation returned {type(value).__name__}, not {cls.__name__}")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class DescriptionResult:
+    """The ``BackendDescription`` object itself."""
+
+    def encode(self, value: Any) -> dict[str, Any]:
+        return _expect(value, BackendDescription).to_wire()
+
+    def decode(self, raw: Any) -> BackendDescription:
+        try:
+            return BackendDescription.from_wire(raw)
+        except Serialization as exc:
+            raise ProtocolError(exc.message_text) from None
+
+
+@dataclass(frozen=True, slots=True)
+class WireAndFingerprintResult(Generic[T]):
+    """``{"wire_base64", "fingerprint"}`` as a ``(wire, fingerprint)`` value of ``cls``."""
+
+    cls: type[T]
+
+    def encode(self, value: Any) -> dict[str, Any]:
+        _expect(value, self.cls)
+        return {"wire_base64": b64encode(value.wire), "fingerprint": value.fingerprint}
+
+    def decode(self, raw: Any) -> T:
+        obj = _exact_keys(raw, ("wire_base64", "fingerprint"))
+        wire = _b64decode(obj["wire_base64"], "wire_base64")
+        return self.cls(wire, _sha(obj, "fingerprint"))  # type: ignore[call-arg]
+
+
+@dataclass(frozen=True, slots=True)
+class Sha256Result:
+    """``{key: <64 lowercase hex>}`` as the hex string."""
+
+    key: str
+
+    def encode(self, value: Any) -> dict[str, Any]:
+        return {self.key: _expect(value, str)}
+
+    def decode(self, raw: Any) -> str:
+        return _sha(_exact_keys(raw, (self.key,)), self.key)
+
+
+@dataclass(frozen=True, slots=True)
+class WireResult:
+    """``{"wire_base64"}`` as the exact bytes."""
+
+    def encode(self, value: Any) -> dict[str, Any]:
+        return {"wire_base64": b64encode(_expect(value, bytes))}
+
+    def decode(self, raw: Any) -> bytes:
+        return _b64decode(_exact_keys(raw, ("wire_base64",))["wire_base64"], "wire_base64")
+
+
+@dataclass(frozen=True, slots=True)
+class ExecuteResultCodec:
+    """``ExecuteResult`` (schemas/runtime/execute_result.json)."""
+
+    def encode(self, value: Any) -> dict[str, Any]:
+        return _expect(value, ExecuteResult).to_wire()
+
+    def decode(self, raw: Any) -> ExecuteResult:
+        try:
+            return ExecuteResult.from_wire(raw)
+        except Serialization as exc:
+            raise ProtocolError(exc.message_text) from None
