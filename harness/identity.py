@@ -9,9 +9,11 @@ from typing import Final
 
 from reference import api
 
-__all__ = ["CONTRACT_IDENTITY", "CONTRACT_LIMITS", "SUITE_NAME", "suite_version"]
+__all__ = ["CONTRACT_IDENTITY", "CONTRACT_LIMITS", "RUN_PLUGIN_NAME", "SUITE_NAME", "suite_version"]
 
 SUITE_NAME: Final = "vnext-conformance"
+#: The name a conformance run's plugin object is registered under with pytest.
+RUN_PLUGIN_NAME: Final = "vnext-conformance-run"
 
 #: The contract a conforming backend must report in ``describe`` (plan schema 05 §1).
 CONTRACT_IDENTITY: Final[Mapping[str, object]] = {

@@ -6,13 +6,15 @@ import argparse
 import os
 import random
 import sys
-from importlib import metadata, resources
+from collections.abc import MutableMapping
+from importlib import resources
 
 import pytest
 
 from harness.backends import parse_spec
 from harness.cases import known_suites
 from harness.cli.exits import Exit
+from harness.identity import RUN_PLUGIN_NAME
 from harness.options import pytest_argv
 
 __all__ = ["add_run_arguments", "pytest_args", "run"]
@@ -20,15 +22,21 @@ __all__ = ["add_run_arguments", "pytest_args", "run"]
 _PLUGIN = "harness.plugin"
 
 
+#: The only pytest plugins a conformance run loads (plugin autoload is off, see ``isolate``).
+_PLUGINS = ("xdist.plugin", "_hypothesis_pytestplugin", _PLUGIN)
+#: Environment variables that would let the surroundings change what pytest runs.
+_FOREIGN_ENVIRONMENT = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")
+
+
 def _suites_dir() -> str:
     return str(resources.files("conformance") / "suites")
 
 
-def _plugin_autoloaded() -> bool:
-    """True when the pytest11 entry point will load the plugin by itself."""
-    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
-        return False
-    return any(ep.value == _PLUGIN for ep in metadata.entry_points(group="pytest11"))
+def isolate(environment: MutableMapping[str, str]) -> list[str]:
+    """Make ``environment`` one in which pytest loads nothing of its surroundings; what was dropped."""
+    dropped = [name for name in _FOREIGN_ENVIRONMENT if environment.pop(name, None) is not None]
+    environment["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    return dropped
 
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
@@ -44,10 +52,12 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def pytest_args(args: argparse.Namespace) -> list[str]:
-    """The pytest command line ``run`` executes."""
-    out = [_suites_dir(), "-p", "no:cacheprovider", f"--hypothesis-profile={args.profile}", "-o", "xfail_strict=true"]
-    if not _plugin_autoloaded():
-        out += ["-p", _PLUGIN]
+    """The pytest command line ``run`` executes: the installed suites with their own configuration only."""
+    suites = _suites_dir()
+    out = [suites, "-c", os.path.join(suites, "pytest.ini"), "--rootdir", suites, "--confcutdir", suites]
+    for plugin in _PLUGINS:
+        out += ["-p", plugin]
+    out.append(f"--hypothesis-profile={args.profile}")
     out += ["-rN"] if not args.verbose else ["-v", "-rN"]
     if args.workers:
         out += ["-n", str(args.workers)]
@@ -74,4 +84,30 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         print(f"vnext-conformance: unknown suite(s) {unknown}; known: {suites}", file=sys.stderr)
         return Exit.USAGE
-    return int(pytest.main(pytest_args(args)))
+    dropped = isolate(os.environ)  # inherited by the xdist workers
+    for name in dropped:
+        print(f"vnext-conformance: ignoring {name} from the environment (the run is isolated)", file=sys.stderr)
+    observer = _Observer()
+    status = int(pytest.main(pytest_args(args), plugins=[observer]))
+    return observer.exit(status)
+
+
+class _Observer:
+    """Reads the run's state at its end, to choose the exit status."""
+
+    def __init__(self) -> None:
+        self.unavailable = False
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        run = session.config.pluginmanager.get_plugin(RUN_PLUGIN_NAME)
+        self.unavailable = bool(getattr(run, "unavailable", None))
+
+    def exit(self, status: int) -> int:
+        if status == pytest.ExitCode.INTERRUPTED:
+            return Exit.INTERRUPTED
+        if status in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.NO_TESTS_COLLECTED):
+            return Exit.USAGE
+        if self.unavailable:
+            return Exit.UNAVAILABLE
+        return Exit.PASSED if status == pytest.ExitCode.OK else Exit.FAILED

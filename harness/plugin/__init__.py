@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from harness.identity import RUN_PLUGIN_NAME
 from harness.options import add_to_pytest
 from harness.plugin.counterexamples import CounterexampleRecorder
 from harness.plugin.run import ConformanceRun
@@ -19,7 +20,7 @@ from harness.under_test import BackendUnderTest
 
 __all__ = ["PLUGIN_NAME", "backend", "counterexamples", "oracle"]
 
-PLUGIN_NAME = "vnext-conformance-run"
+PLUGIN_NAME = RUN_PLUGIN_NAME
 
 
 def _run(config: pytest.Config) -> ConformanceRun:
@@ -32,6 +33,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add_to_pytest(parser.getgroup("vnext-conformance", "vnext conformance harness"))
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "requires(*operations): the case needs these backend operations, else it is not applicable"

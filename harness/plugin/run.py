@@ -9,14 +9,20 @@ for a session that collects no conformance case (such as the project's own tests
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shlex
+import signal
+import threading
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import settings as hypothesis_settings
 
 from harness.cases import NotApplicable
+from harness.connection.faults import FaultKind
 from harness.identity import CONTRACT_IDENTITY, SUITE_NAME, suite_version
 from harness.plugin.counterexamples import CounterexampleRecorder
 from harness.plugin.outcomes import combine, phase_outcome, report_message
@@ -24,6 +30,7 @@ from harness.plugin.records import NOT_APPLICABLE, case_data, properties
 from harness.plugin.selection import CASE, EXPIRED, select
 from harness.plugin.session import BackendSession
 from harness.plugin.settings import RunSettings
+from harness.reports import files
 from harness.reports.jsonl import FAILING, CaseRecord, JsonlReport, Totals
 from harness.reports.summary import render_summary
 
@@ -38,12 +45,52 @@ def _is_controller(config: pytest.Config) -> bool:
     return config.pluginmanager.getplugin("dsession") is not None
 
 
+def _junit_to_partial(config: pytest.Config) -> Path | None:
+    """Point pytest's JUnit writer at ``<path>.partial`` (published at unconfigure); the final path."""
+    try:
+        from _pytest.junitxml import xml_key
+    except ImportError:  # pragma: no cover - pytest internals moved
+        return None
+    xml = config.stash.get(xml_key, None)
+    if xml is None or _is_worker(config):
+        return None
+    final = Path(xml.logfile)
+    xml.logfile = str(files.start(final))
+    return final
+
+
+def _children() -> list[int]:
+    """Pids of this process's children (xdist workers, served backends), from ``/proc``."""
+    me = str(os.getpid())
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError):
+            if stat.read_text().rpartition(")")[2].split()[1] == me:
+                found.append(int(stat.parent.name))
+    return found
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    for pid in _children():  # workers end their own backends; served backends die with their parent
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)
+    raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+
+
+def _end_on_sigterm() -> None:
+    """SIGTERM (what CI cancellation sends) ends the run like Ctrl-C: reports written, backends ended."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _interrupt)
+
+
 class ConformanceRun:
     """Hooks and fixtures of one conformance run (see the module docstring)."""
 
     def __init__(self, config: pytest.Config, settings: RunSettings) -> None:
         self.config = config
         self.settings = settings
+        self.junit_path = _junit_to_partial(config)
+        _end_on_sigterm()
         self.session = BackendSession(settings)
         self.counterexamples = CounterexampleRecorder(settings.counterexample_dir)
         self.explicit = bool(
@@ -52,6 +99,9 @@ class ConformanceRun:
             or any("conformance" in str(arg) for arg in config.args)
         )
         self.seen_cases = False
+        self.interrupted = False
+        #: The first fault after which the backend could serve nothing more, if one happened.
+        self.unavailable: dict[str, Any] | None = None
         self._fault_mark = 0
         self._stderr_mark = 0
         # reporting side
@@ -241,6 +291,8 @@ class ConformanceRun:
         record.outcome = outcome
         for fault in record.faults:
             self.fault_counts[str(fault["kind"])] += 1
+            if self.unavailable is None and FaultKind(fault["kind"]).ends_backend:
+                self.unavailable = fault
         if outcome in FAILING:
             record.reproduce = self.reproduce(record)
             self.failures.append(record)
@@ -250,19 +302,25 @@ class ConformanceRun:
             self.report.case(record)
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        for record, outcome in list(self.pending.values()):
-            self._finish(record, outcome or "error")
+        self.interrupted = int(exitstatus) in (int(pytest.ExitCode.INTERRUPTED), int(pytest.ExitCode.INTERNAL_ERROR))
+        if not self.interrupted:  # an interrupted case never finished: it is not reported
+            for record, outcome in list(self.pending.values()):
+                self._finish(record, outcome or "error")
         self.pending.clear()
         if self.report is not None:
             self.write_header()
-            complete = int(exitstatus) not in (int(pytest.ExitCode.INTERRUPTED), int(pytest.ExitCode.INTERNAL_ERROR))
-            self.report.footer(self.totals, exit_status=int(exitstatus), complete=complete, faults=self.fault_counts)
+            self.report.footer(
+                self.totals, exit_status=int(exitstatus), complete=not self.interrupted, faults=self.fault_counts
+            )
         self.session.close()
 
+    @pytest.hookimpl(trylast=True)
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self.report is not None:
             self.report.footer(self.totals, exit_status=-1, complete=False, faults=self.fault_counts)
             self.report.close()
+        if self.junit_path is not None:
+            files.publish(self.junit_path)
         self.session.close()
 
     def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
@@ -276,6 +334,7 @@ class ConformanceRun:
             failures=self.failures,
             faults=self.fault_counts,
             report_path=str(self.report.path) if self.report else None,
+            interrupted=self.interrupted,
         )
         terminalreporter.section(f"{SUITE_NAME} summary", sep="=", bold=True)
         for line in lines:

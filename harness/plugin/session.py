@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 from collections.abc import Mapping
 from typing import Any
 
+import jsonschema
+
+import schemas
 from harness.backends import DEFAULT_SPEC, BackendLoadError, open_connection
 from harness.connection.base import Connection
 from harness.connection.client import Client
@@ -78,8 +82,6 @@ class BackendSession:
 
     def _start_fresh(self, environment: Mapping[str, str]) -> Client:
         """The backend under test served by a new process whose environment has ``environment`` changed."""
-        import os
-
         connection = self.connection()
         options = dataclasses.replace(self.settings.exec_options, env={**os.environ, **environment})
         client = Client(ExecConnection(connection.serve_command(), options), check=self.settings.check)
@@ -109,7 +111,13 @@ class BackendSession:
         """The report header's backend block: spec plus description, or why it could not be had."""
         block: dict[str, Any] = {"spec": self.settings.spec.text, "description": None, "error": None}
         try:
-            block["description"] = self.description().to_wire()
+            wire = self.description().to_wire()
+            problem = jsonschema.exceptions.best_match(schemas.validator("protocol/describe.json").iter_errors(wire))
+            if problem is None:
+                block["description"] = wire
+            else:
+                where = "/".join(str(part) for part in problem.absolute_path) or "(root)"
+                block["error"] = {"kind": "invalid_description", "detail": f"{where}: {problem.message[:300]}"}
         except BackendFault as exc:
             block["error"] = exc.fault.to_wire()
         except BackendLoadError as exc:

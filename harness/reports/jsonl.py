@@ -1,8 +1,8 @@
 """Case outcomes and the JSON-lines report (schemas/protocol/report.json).
 
 One ``header`` record, one ``case`` record per finished case, one ``footer``
-record with totals. Records are flushed as they are written, so a report cut
-short by a crash still holds every finished case.
+record with totals. Records are flushed as they are written to ``<path>.partial``,
+which is renamed to ``<path>`` when the run ends (``harness.reports.files``).
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, TextIO
+
+from harness.reports import files
 
 __all__ = ["FAILING", "OUTCOMES", "REPORT_VERSION", "CaseRecord", "JsonlReport", "Totals"]
 
@@ -85,19 +87,21 @@ def _now() -> str:
 
 
 class JsonlReport:
-    """Writer of one JSON-lines report file."""
+    """Writer of one JSON-lines report file (written as ``.partial``, renamed into place by ``close``).
+
+    Records are ASCII JSON (non-ASCII text escaped), so any text a backend sends stays valid.
+    """
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file: TextIO | None = self.path.open("w", encoding="utf-8")
+        self._file: TextIO | None = files.start(self.path).open("w", encoding="ascii")
         self.header_written = False
         self.footer_written = False
 
     def _write(self, record: Mapping[str, Any]) -> None:
         if self._file is None:
             return
-        self._file.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+        self._file.write(json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n")
         self._file.flush()
 
     def header(
@@ -149,6 +153,8 @@ class JsonlReport:
         self.footer_written = True
 
     def close(self) -> None:
+        """Close the file and move it into place."""
         if self._file is not None:
             self._file.close()
             self._file = None
+            files.publish(self.path)

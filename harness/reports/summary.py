@@ -26,6 +26,7 @@ def render_summary(
     failures: Sequence[CaseRecord],
     faults: Mapping[str, int],
     report_path: str | None,
+    interrupted: bool = False,
 ) -> list[str]:
     """The summary as lines of text."""
     lines: list[str] = []
@@ -62,6 +63,10 @@ def render_summary(
             lines.append(f"    reproduce: {record.reproduce}")
     if report_path:
         lines.append(f"JSON-lines report: {report_path}")
+    if interrupted:
+        finished = sum(totals.total().values())
+        lines.append(f"result: INTERRUPTED after {finished} finished cases (the reports say complete: false)")
+        return lines
     verdict = "FAILED" if totals.failed() else "PASSED"
     lines.append(f"result: {verdict} (not-applicable, skipped and xfailed cases do not fail a run)")
     return lines

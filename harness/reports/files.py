@@ -1,0 +1,34 @@
+"""Report files that a reader never sees stale or half-written.
+
+A report is written to ``<name>.partial`` beside its final path (any previous report at the
+final path is removed when the run starts) and renamed into place when it is complete or the
+run ends, however it ends: a reader finds either no report or a whole one. A run killed
+outright leaves its ``.partial`` file, which holds every record written so far.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+__all__ = ["partial_path", "publish", "start"]
+
+
+def partial_path(path: Path) -> Path:
+    return path.with_name(path.name + ".partial")
+
+
+def start(path: Path) -> Path:
+    """Prepare to write the report ``path``: remove a previous one; the path to write to instead."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+    return partial_path(path)
+
+
+def publish(path: Path) -> None:
+    """Move the written ``.partial`` file into place (atomic on one file system)."""
+    partial = partial_path(path)
+    if partial.exists():
+        os.replace(partial, path)
