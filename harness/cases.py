@@ -11,17 +11,20 @@ operations the backend lacks); the plugin records it as such, never by parsing s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import contextvars
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Final, NoReturn
 
 import pytest
 
 __all__ = [
+    "CheckedRules",
     "NotApplicable",
     "NotApplicableReason",
     "case_id_for",
+    "exercise",
     "known_suites",
     "not_applicable",
     "suite_of",
@@ -92,3 +95,25 @@ def known_suites() -> list[str]:
         for child in root.iterdir()
         if child.name.startswith("test_") and child.name.endswith(".py")
     )
+
+
+@dataclass
+class CheckedRules:
+    """The rules the running case has said it checks (ids expanded by ``expand``)."""
+
+    expand: Callable[[Sequence[str]], tuple[str, ...]]
+    ids: list[str] = field(default_factory=list)
+
+
+CURRENT_RULES: contextvars.ContextVar[CheckedRules | None] = contextvars.ContextVar("vnext_rules", default=None)
+
+
+def exercise(*rule_ids: str) -> None:
+    """Declare, from inside a case, that it checks these rules (ids or ``fnmatch`` patterns).
+
+    Use it where the rules depend on the case's parameters (an operator of a matrix names the
+    rule it breaks). Unknown ids fail the case.
+    """
+    current = CURRENT_RULES.get()
+    if current is not None:
+        current.ids.extend(current.expand(rule_ids))

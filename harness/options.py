@@ -109,6 +109,14 @@ OPTIONS: Final[tuple[Option, ...]] = (
     Option("--expectations-today", "vnext_today", "date used for expectation expiry (YYYY-MM-DD)", hidden=True),
     Option("--report-json", "vnext_report_json", "write the JSON-lines report here", metavar="PATH"),
     Option(
+        "--require",
+        "vnext_require",
+        "conformance level the backend must reach: planning (describe, build_plan, revalidate), full (every "
+        "planning operation) or runtime (full plus execute); a backend below it fails the run",
+        default="planning",
+        metavar="LEVEL",
+    ),
+    Option(
         "--counterexample-dir",
         "vnext_counterexample_dir",
         "where failing generated cases are written as scenario bundles",

@@ -14,7 +14,7 @@ import pytest
 import schemas
 from harness.connection.faults import BackendFault
 from harness.identity import CONTRACT_IDENTITY, CONTRACT_LIMITS
-from harness.protocol.operations import OPERATIONS
+from harness.protocol.operations import OPERATIONS, Level
 from harness.under_test import BackendUnderTest
 from reference.errors import VNextError
 from reference.versions import PlanSchemaVersion
@@ -64,6 +64,17 @@ def test_contract_limit(backend: BackendUnderTest, limit: str) -> None:
     limits = backend.describe().limits
     assert limit in limits, f"describe.limits lacks {limit}"
     assert limits[limit] == CONTRACT_LIMITS[limit]
+
+
+def test_backend_reaches_the_required_level(backend: BackendUnderTest, required_level: Level) -> None:
+    """The backend implements every operation of the level the run requires (``--require``, default planning)."""
+    operations = backend.describe().operations
+    missing = [name for name in required_level.operations() if name not in operations]
+    reached = Level.reached(operations)
+    assert not missing, (
+        f"the run requires level {required_level.label} ({', '.join(required_level.operations())}); the backend "
+        f"reaches {reached.label if reached else 'no level'} and lacks {', '.join(missing)}"
+    )
 
 
 def test_operations_are_well_formed(backend: BackendUnderTest) -> None:

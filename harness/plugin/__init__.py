@@ -14,11 +14,13 @@ import pytest
 from harness.identity import RUN_PLUGIN_NAME
 from harness.options import add_to_pytest
 from harness.plugin.counterexamples import CounterexampleRecorder
+from harness.plugin.hooks import VnextHooks
 from harness.plugin.run import ConformanceRun
 from harness.plugin.settings import RunSettings
+from harness.protocol.operations import Level
 from harness.under_test import BackendUnderTest
 
-__all__ = ["PLUGIN_NAME", "backend", "counterexamples", "oracle"]
+__all__ = ["PLUGIN_NAME", "backend", "counterexamples", "oracle", "required_level"]
 
 PLUGIN_NAME = RUN_PLUGIN_NAME
 
@@ -27,6 +29,10 @@ def _run(config: pytest.Config) -> ConformanceRun:
     run = config.pluginmanager.get_plugin(PLUGIN_NAME)
     assert isinstance(run, ConformanceRun)
     return run
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    pluginmanager.add_hookspecs(VnextHooks)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -38,6 +44,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "requires(*operations): the case needs these backend operations, else it is not applicable"
     )
+    config.addinivalue_line("markers", "rules(*ids): the contract rules the case checks (ids or fnmatch patterns)")
     config.pluginmanager.register(ConformanceRun(config, RunSettings.from_config(config)), PLUGIN_NAME)
 
 
@@ -57,3 +64,9 @@ def oracle(request: pytest.FixtureRequest) -> BackendUnderTest:
 def counterexamples(request: pytest.FixtureRequest) -> CounterexampleRecorder:
     """Records failing generated cases as replayable scenario bundles."""
     return _run(request.config).counterexamples
+
+
+@pytest.fixture(scope="session")
+def required_level(request: pytest.FixtureRequest) -> Level:
+    """The conformance level the run requires (``--require``)."""
+    return _run(request.config).settings.require

@@ -15,11 +15,12 @@ from typing import Any, Final
 from harness.cases import NotApplicableReason
 from harness.connection.faults import Fault
 
-__all__ = ["CASE_ID", "NOT_APPLICABLE", "SUITE", "CaseData", "case_data", "properties"]
+__all__ = ["CASE_ID", "NOT_APPLICABLE", "RULES", "SUITE", "CaseData", "case_data", "properties"]
 
 CASE_ID: Final = "vnext_case_id"
 SUITE: Final = "vnext_suite"
 NOT_APPLICABLE: Final = "vnext_not_applicable"
+RULES: Final = "vnext_rules"
 _FAULT: Final = "vnext_fault"
 _COUNTEREXAMPLE: Final = "vnext_counterexample"
 _STDERR: Final = "vnext_backend_stderr"
@@ -36,11 +37,17 @@ class CaseData:
     faults: list[Fault] = field(default_factory=list)
     counterexamples: list[str] = field(default_factory=list)
     backend_stderr: str = ""
+    rules: list[str] = field(default_factory=list)
 
 
-def properties(*, faults: Iterable[Fault], counterexamples: Iterable[str], stderr: str) -> list[tuple[str, Any]]:
+def properties(
+    *, faults: Iterable[Fault], counterexamples: Iterable[str], stderr: str, rules: Iterable[str]
+) -> list[tuple[str, Any]]:
     """The user properties that carry a case's side data."""
     out: list[tuple[str, Any]] = [(_FAULT, fault.to_wire()) for fault in faults]
+    checked = sorted(set(rules))
+    if checked:
+        out.append((RULES, checked))
     out += [(_COUNTEREXAMPLE, path) for path in counterexamples]
     if stderr:
         out.append((_STDERR, stderr[-_STDERR_LIMIT:]))
@@ -63,4 +70,6 @@ def case_data(props: Iterable[tuple[str, Any]]) -> CaseData:
             data.counterexamples.append(str(value))
         elif name == _STDERR:
             data.backend_stderr = str(value)
+        elif name == RULES and isinstance(value, list):
+            data.rules.extend(str(rule) for rule in value)
     return data

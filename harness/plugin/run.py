@@ -10,6 +10,7 @@ for a session that collects no conformance case (such as the project's own tests
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
 import shlex
 import signal
@@ -21,7 +22,7 @@ from typing import Any
 import pytest
 from hypothesis import settings as hypothesis_settings
 
-from harness.cases import NotApplicable
+from harness.cases import CURRENT_RULES, CheckedRules, NotApplicable
 from harness.connection.faults import FaultKind
 from harness.identity import CONTRACT_IDENTITY, SUITE_NAME, suite_version
 from harness.plugin.counterexamples import CounterexampleRecorder
@@ -33,8 +34,13 @@ from harness.plugin.settings import RunSettings
 from harness.reports import files
 from harness.reports.jsonl import FAILING, CaseRecord, JsonlReport, Totals
 from harness.reports.summary import render_summary
+from harness.rules import RuleCatalogue, RuleTally, UnknownRule
 
 __all__ = ["ConformanceRun"]
+
+
+_UNSET = object()
+RULE_IDS = pytest.StashKey[tuple[str, ...]]()
 
 
 def _is_worker(config: pytest.Config) -> bool:
@@ -100,6 +106,10 @@ class ConformanceRun:
         )
         self.seen_cases = False
         self.interrupted = False
+        self._catalogue: RuleCatalogue | object | None = _UNSET
+        self.tally = RuleTally(RuleCatalogue(()))
+        self._checked: CheckedRules | None = None
+        self._checked_token: contextvars.Token[CheckedRules | None] | None = None
         #: The first fault after which the backend could serve nothing more, if one happened.
         self.unavailable: dict[str, Any] | None = None
         self._fault_mark = 0
@@ -213,6 +223,26 @@ class ConformanceRun:
         self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
         select(session, config, items, self.settings)
+        catalogue = self.catalogue()
+        for item in items:
+            marker = item.get_closest_marker("rules")
+            if marker is None or item.stash.get(CASE, None) is None:
+                continue
+            if catalogue is None:
+                raise pytest.UsageError(f"{item.nodeid} declares rules but no rule catalogue is registered")
+            try:
+                item.stash[RULE_IDS] = catalogue.expand(marker.args)
+            except UnknownRule as exc:
+                raise pytest.UsageError(f"{item.nodeid}: {exc}") from None
+
+    def catalogue(self) -> RuleCatalogue | None:
+        """The suites' rule catalogue (asked once, through ``pytest_vnext_rule_catalogue``)."""
+        if self._catalogue is _UNSET:
+            found: RuleCatalogue | None = self.config.hook.pytest_vnext_rule_catalogue(config=self.config)
+            self._catalogue = found
+            if found is not None:
+                self.tally = RuleTally(found)
+        return self._catalogue  # type: ignore[return-value]
 
     # ------------------------------------------------------------ running
 
@@ -222,6 +252,11 @@ class ConformanceRun:
         if info is None:
             return
         self.counterexamples.reset()
+        catalogue = self.catalogue()
+        if catalogue is not None:
+            declared: tuple[str, ...] = item.stash.get(RULE_IDS, ())
+            self._checked = CheckedRules(catalogue.expand, list(declared))
+            self._checked_token = CURRENT_RULES.set(self._checked)
         self._fault_mark = self.session.fault_mark()
         self._stderr_mark = self.session.stderr_mark()
         expired = item.stash.get(EXPIRED, None)
@@ -248,8 +283,12 @@ class ConformanceRun:
                     faults=self.session.faults_since(self._fault_mark),
                     counterexamples=self.counterexamples.written,
                     stderr=self.session.stderr_since(self._stderr_mark),
+                    rules=self._checked.ids if self._checked is not None else (),
                 )
             )
+            if self._checked_token is not None:
+                CURRENT_RULES.reset(self._checked_token)
+            self._checked, self._checked_token = None, None
         return report
 
     def pytest_report_teststatus(self, report: pytest.TestReport, config: pytest.Config) -> Any:
@@ -285,6 +324,7 @@ class ConformanceRun:
         record.faults.extend(fault.to_wire() for fault in data.faults)
         record.counterexamples.extend(data.counterexamples)
         record.backend_stderr = data.backend_stderr
+        record.rules = sorted(set(data.rules))
         self._finish(record, merged or "passed")
 
     def _finish(self, record: CaseRecord, outcome: str) -> None:
@@ -297,6 +337,8 @@ class ConformanceRun:
             record.reproduce = self.reproduce(record)
             self.failures.append(record)
         self.totals.add(record.suite, outcome)
+        if self.catalogue() is not None and record.rules:
+            self.tally.add(record.case_id, outcome, record.rules)
         if self.report is not None:
             self.write_header()
             self.report.case(record)
@@ -309,8 +351,14 @@ class ConformanceRun:
         self.pending.clear()
         if self.report is not None:
             self.write_header()
+            if self.catalogue() is not None and self.seen_cases:
+                self.report.rules(self.tally)
             self.report.footer(
-                self.totals, exit_status=int(exitstatus), complete=not self.interrupted, faults=self.fault_counts
+                self.totals,
+                exit_status=int(exitstatus),
+                complete=not self.interrupted,
+                faults=self.fault_counts,
+                rules=self.tally if self.catalogue() is not None and self.seen_cases else None,
             )
         self.session.close()
 
@@ -335,6 +383,8 @@ class ConformanceRun:
             faults=self.fault_counts,
             report_path=str(self.report.path) if self.report else None,
             interrupted=self.interrupted,
+            rules=self.tally if self.catalogue() is not None else None,
+            required=self.settings.require,
         )
         terminalreporter.section(f"{SUITE_NAME} summary", sep="=", bold=True)
         for line in lines:

@@ -13,6 +13,7 @@ from harness.cases import known_suites
 from harness.connection.exec import ExecOptions
 from harness.expectations import Manifest, ManifestError, load_manifest
 from harness.options import exec_options
+from harness.protocol.operations import Level
 from harness.protocol.validation import SchemaCheck
 
 __all__ = ["RunSettings"]
@@ -37,6 +38,7 @@ class RunSettings:
     today: dt.date = field(default_factory=dt.date.today)
     counterexample_dir: Path = Path(".vnext-counterexamples")
     report_json: str | None = None
+    require: Level = Level.PLANNING
 
     @property
     def selects(self) -> bool:
@@ -49,6 +51,7 @@ class RunSettings:
         try:
             spec = parse_spec(option("vnext_backend"))
             options = exec_options(option)
+            require = Level.parse(option("vnext_require"))
         except ValueError as exc:
             raise pytest.UsageError(str(exc)) from None
         only, skip = _suite_list(option("vnext_only")), _suite_list(option("vnext_skip"))
@@ -84,4 +87,5 @@ class RunSettings:
             today=today,
             counterexample_dir=Path(option("vnext_counterexample_dir")),
             report_json=option("vnext_report_json"),
+            require=require,
         )

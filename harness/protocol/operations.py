@@ -20,7 +20,7 @@ from __future__ import annotations
 import enum
 import functools
 import inspect
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Generic, ParamSpec, TypeVar
 
@@ -70,6 +70,28 @@ class Level(enum.IntEnum):
     @property
     def label(self) -> str:
         return self.name.lower()
+
+    @classmethod
+    def parse(cls, text: str) -> Level:
+        """The level named ``text`` (``planning``, ``full``, ``runtime``); ``ValueError`` otherwise."""
+        try:
+            return cls[text.strip().upper()]
+        except KeyError:
+            raise ValueError(f"unknown level {text!r}; use one of {[level.label for level in cls]}") from None
+
+    def operations(self) -> tuple[str, ...]:
+        """Every operation a backend at this level implements."""
+        return tuple(name for name, declared in _DECLARED.items() if declared.level <= self)
+
+    @classmethod
+    def reached(cls, implemented: Iterable[str]) -> Level | None:
+        """The highest level whose operations are all in ``implemented`` (``None``: not even planning)."""
+        have = set(implemented)
+        best = None
+        for level in cls:
+            if set(level.operations()) <= have:
+                best = level
+        return best
 
 
 @dataclass(frozen=True, eq=False, slots=True)

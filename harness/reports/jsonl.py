@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Final, TextIO
 
 from harness.reports import files
+from harness.rules import RuleTally
 
 __all__ = ["FAILING", "OUTCOMES", "REPORT_VERSION", "CaseRecord", "JsonlReport", "Totals"]
 
@@ -41,6 +42,7 @@ class CaseRecord:
     counterexamples: list[str] = field(default_factory=list)
     reproduce: str = ""
     not_applicable: dict[str, Any] | None = None
+    rules: list[str] = field(default_factory=list)
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -57,6 +59,7 @@ class CaseRecord:
             "counterexamples": self.counterexamples,
             "reproduce": self.reproduce,
             "not_applicable": self.not_applicable,
+            "rules": self.rules,
         }
 
 
@@ -136,15 +139,41 @@ class JsonlReport:
     def case(self, record: CaseRecord) -> None:
         self._write(record.to_wire())
 
-    def footer(self, totals: Totals, *, exit_status: int, complete: bool, faults: Mapping[str, int]) -> None:
+    def rules(self, tally: RuleTally) -> None:
+        """One ``rule`` record per rule of the catalogue: its status and the cases that checked it."""
+        for rule in tally.catalogue.rules:
+            cases = tally.cases.get(rule.id, {})
+            self._write(
+                {
+                    "record": "rule",
+                    "rule_id": rule.id,
+                    "status": tally.status(rule).value,
+                    "cases": sorted(cases),
+                    "unreachable": None if rule.reachable else rule.why_unreachable(),
+                }
+            )
+
+    def footer(
+        self,
+        totals: Totals,
+        *,
+        exit_status: int,
+        complete: bool,
+        faults: Mapping[str, int],
+        rules: RuleTally | None = None,
+    ) -> None:
         if self.footer_written:
             return
+        exercised, reachable = rules.coverage() if rules is not None else (0, 0)
         self._write(
             {
                 "record": "footer",
                 "totals": totals.total(),
                 "by_suite": {name: totals.by_suite[name] for name in sorted(totals.by_suite)},
                 "backend_faults": {name: faults[name] for name in sorted(faults)},
+                "rules": None
+                if rules is None
+                else {"by_status": rules.counts(), "exercised": exercised, "reachable": reachable},
                 "exit_status": exit_status,
                 "complete": complete,
                 "finished_at": _now(),

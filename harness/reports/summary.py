@@ -6,6 +6,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from harness.reports.jsonl import CaseRecord, Totals
+from harness.protocol.operations import Level
+from harness.rules import RuleStatus, RuleTally
 
 __all__ = ["render_summary"]
 
@@ -27,6 +29,8 @@ def render_summary(
     faults: Mapping[str, int],
     report_path: str | None,
     interrupted: bool = False,
+    rules: RuleTally | None = None,
+    required: Level = Level.PLANNING,
 ) -> list[str]:
     """The summary as lines of text."""
     lines: list[str] = []
@@ -36,6 +40,10 @@ def render_summary(
         lines.append(
             f"backend: {spec} -> {impl['name']} {impl['version']} ({impl['language']}), "
             f"contract {contract['crate']} {contract['version']}"
+        )
+        reached = Level.reached(description["operations"])
+        lines.append(
+            f"conformance level: {reached.label if reached else 'none'} reached (the run requires {required.label})"
         )
     else:
         lines.append(f"backend: {spec}")
@@ -52,6 +60,19 @@ def render_summary(
         lines.append(row(suite, totals.by_suite[suite]))
     lines.append("-" * len(header))
     lines.append(row("total", totals.total()))
+    if rules is not None and rules.cases:
+        counts = rules.counts()
+        exercised, reachable = rules.coverage()
+        share = 100.0 * exercised / reachable if reachable else 0.0
+        lines.append(
+            f"contract rules: {exercised}/{reachable} reachable rules checked ({share:.1f}%); "
+            + ", ".join(f"{counts[name]} {name.replace('_', ' ')}" for name in counts)
+        )
+        failed = [rule_id for rule_id, status in rules.statuses().items() if status == RuleStatus.FAILED]
+        if failed:
+            lines.append(
+                f"  rules failed ({len(failed)}): " + ", ".join(failed[:20]) + (" ..." if len(failed) > 20 else "")
+            )
     if faults:
         lines.append("backend faults: " + ", ".join(f"{kind} x{faults[kind]}" for kind in sorted(faults)))
     if failures:

@@ -1,0 +1,15 @@
+"""Hooks the plugin asks of the suites it runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.rules import RuleCatalogue
+
+__all__ = ["VnextHooks"]
+
+
+class VnextHooks:
+    @pytest.hookspec(firstresult=True)
+    def pytest_vnext_rule_catalogue(self, config: pytest.Config) -> RuleCatalogue | None:
+        """The rule catalogue the collected cases declare their rules against."""
