@@ -117,6 +117,27 @@ OPTIONS: Final[tuple[Option, ...]] = (
         metavar="LEVEL",
     ),
     Option(
+        "--max-fail",
+        "vnext_max_fail",
+        "stop starting new cases after this many failed cases",
+        type=_count,
+        metavar="N",
+    ),
+    Option(
+        "--max-examples",
+        "vnext_max_examples",
+        "cap the examples of every generated case (on top of the profile)",
+        type=_count,
+        metavar="N",
+    ),
+    Option(
+        "--max-time",
+        "vnext_max_time",
+        "stop starting new cases after this many seconds; the reports say complete: false",
+        type=_positive_float,
+        metavar="SECONDS",
+    ),
+    Option(
         "--counterexample-dir",
         "vnext_counterexample_dir",
         "where failing generated cases are written as scenario bundles",

@@ -47,6 +47,9 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-n", dest="workers", type=int, default=0, help="pytest-xdist workers (default: 0, in process)")
     parser.add_argument("--junit-xml", default=None, help="write a JUnit XML report here")
     parser.add_argument("--seed", type=int, default=None, help="Hypothesis seed (dev and fuzz draw one when absent)")
+    parser.add_argument(
+        "-x", "--exitfirst", action="store_true", help="stop after the first failed case (--max-fail 1)"
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="one line per case")
     parser.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
 
@@ -66,6 +69,8 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
         seed = random.SystemRandom().randrange(2**32)
     if seed is not None:
         out.append(f"--hypothesis-seed={seed}")
+    if args.exitfirst and not args.vnext_max_fail:
+        args.vnext_max_fail = 1
     if args.junit_xml:
         out += ["--junit-xml", args.junit_xml, "-o", "junit_family=xunit2", "-o", "junit_suite_name=vnext-conformance"]
     out += pytest_argv(vars(args))
@@ -97,17 +102,24 @@ class _Observer:
 
     def __init__(self) -> None:
         self.unavailable = False
+        self.stopped: str | None = None
+        self.failed = False
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         run = session.config.pluginmanager.get_plugin(RUN_PLUGIN_NAME)
         self.unavailable = bool(getattr(run, "unavailable", None))
+        stopped = getattr(run, "stopped", None)
+        self.stopped = stopped[0] if stopped else None
+        self.failed = bool(getattr(run, "failures", None))
 
     def exit(self, status: int) -> int:
+        if self.unavailable:
+            return Exit.UNAVAILABLE
+        if self.stopped is not None:  # a deliberate stop: max-fail, time budget
+            return Exit.FAILED if self.failed else Exit.PASSED
         if status == pytest.ExitCode.INTERRUPTED:
             return Exit.INTERRUPTED
         if status in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.NO_TESTS_COLLECTED):
             return Exit.USAGE
-        if self.unavailable:
-            return Exit.UNAVAILABLE
         return Exit.PASSED if status == pytest.ExitCode.OK else Exit.FAILED

@@ -27,6 +27,7 @@ from harness.connection.faults import FaultKind
 from harness.identity import CONTRACT_IDENTITY, SUITE_NAME, suite_version
 from harness.plugin.counterexamples import CounterexampleRecorder
 from harness.plugin.outcomes import combine, phase_outcome, report_message
+from harness.plugin.progress import RunProgress, suites_of
 from harness.plugin.records import NOT_APPLICABLE, case_data, properties
 from harness.plugin.selection import CASE, EXPIRED, select
 from harness.plugin.session import BackendSession
@@ -76,6 +77,16 @@ def _children() -> list[int]:
     return found
 
 
+def _cap_examples(max_examples: int | None) -> None:
+    """Load a profile that is the current one with ``max_examples`` capped."""
+    if max_examples is None:
+        return
+    current = hypothesis_settings.default
+    capped = min(current.max_examples, max_examples) if current is not None else max_examples
+    hypothesis_settings.register_profile("vnext-run", parent=current, max_examples=capped)
+    hypothesis_settings.load_profile("vnext-run")
+
+
 def _interrupt(signum: int, frame: Any) -> None:
     for pid in _children():  # workers end their own backends; served backends die with their parent
         with contextlib.suppress(OSError):
@@ -97,6 +108,7 @@ class ConformanceRun:
         self.settings = settings
         self.junit_path = _junit_to_partial(config)
         _end_on_sigterm()
+        _cap_examples(settings.max_examples)
         self.session = BackendSession(settings)
         self.counterexamples = CounterexampleRecorder(settings.counterexample_dir)
         self.explicit = bool(
@@ -112,6 +124,7 @@ class ConformanceRun:
         self._checked_token: contextvars.Token[CheckedRules | None] | None = None
         #: The first fault after which the backend could serve nothing more, if one happened.
         self.unavailable: dict[str, Any] | None = None
+        self.unavailable_stderr = ""
         self._fault_mark = 0
         self._stderr_mark = 0
         # reporting side
@@ -121,6 +134,10 @@ class ConformanceRun:
         self.failures: list[CaseRecord] = []
         self.fault_counts: Counter[str] = Counter()
         self._header: dict[str, Any] | None = None
+        self.progress: RunProgress | None = None
+        #: Why the run stopped before its end, when it did: (``unavailable`` | ``budget`` | ``failures``, text).
+        self.stopped: tuple[str, str] | None = None
+        self._session: pytest.Session | None = None
 
     # ------------------------------------------------------------ identity and header
 
@@ -140,6 +157,8 @@ class ConformanceRun:
     def header_backend(self) -> dict[str, Any]:
         if self._header is None:
             self._header = self.session.header_block()
+            if self._header.get("error"):
+                self.unavailable_stderr = self.session.stderr_tail()
         return self._header
 
     def write_header(self) -> None:
@@ -172,11 +191,13 @@ class ConformanceRun:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self._session = session
         if _is_worker(self.config) or not self.explicit:
             return
         self.header_backend()
         self.write_header()
         self._junit_properties()
+        self._start_progress()
         if _is_controller(self.config):
             self.session.close()
 
@@ -291,10 +312,53 @@ class ConformanceRun:
             self._checked, self._checked_token = None, None
         return report
 
+    @pytest.hookimpl(wrapper=True)
     def pytest_report_teststatus(self, report: pytest.TestReport, config: pytest.Config) -> Any:
+        status = yield
         if report.when in ("setup", "call") and any(name == NOT_APPLICABLE for name, _ in report.user_properties):
-            return "not applicable", "N", ("NOT APPLICABLE", {"yellow": True})
-        return None
+            status = ("not applicable", "N", ("NOT APPLICABLE", {"yellow": True}))
+        if self.progress is not None and status and config.get_verbosity() <= 0:
+            category, _letter, word = status
+            return category, "", word  # the live progress replaces pytest's letters
+        return status
+
+    # ------------------------------------------------------------ progress
+
+    def _start_progress(self) -> None:
+        if _is_worker(self.config) or not self.explicit or self.progress is not None:
+            return
+        workers = getattr(self.config.option, "numprocesses", None) or 1
+        self.progress = RunProgress(workers=int(workers) if str(workers).isdigit() else 1)
+        self.progress.start()
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if self.progress is not None:
+            self.progress.expect(suites_of(item.nodeid for item in session.items if item.stash.get(CASE, None)))
+        if not _is_worker(self.config) and self.explicit:
+            self._stop_if_unavailable_from_the_start()
+
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        if self.progress is not None and not self.progress.suites:
+            self.progress.expect(suites_of(ids))
+        self._stop_if_unavailable_from_the_start()
+
+    def _stop_if_unavailable_from_the_start(self) -> None:
+        """A backend that cannot be connected at all runs no case: one banner, exit 3."""
+        error = (self._header or {}).get("error")
+        if not error or self.unavailable is not None:
+            return
+        try:
+            final = FaultKind(error.get("kind")).ends_backend
+        except ValueError:
+            final = error.get("kind") == "load_failed"
+        if final:
+            self.unavailable = error
+            self.fault_counts[str(error["kind"])] += 1
+            self.stop("unavailable", f"the backend is unavailable ({error['kind']}): {error.get('detail', '')}")
+
+    def pytest_runtest_logstart(self, nodeid: str, location: Any) -> None:
+        if self.progress is not None:
+            self.progress.case_started(nodeid)
 
     # ------------------------------------------------------------ reporting (controller or single process)
 
@@ -333,18 +397,43 @@ class ConformanceRun:
             self.fault_counts[str(fault["kind"])] += 1
             if self.unavailable is None and FaultKind(fault["kind"]).ends_backend:
                 self.unavailable = fault
+                self.unavailable_stderr = record.backend_stderr
+                self.stop("unavailable", f"the backend is unavailable ({fault['kind']}): {fault['detail']}")
+        if self.settings.max_fail and len(self.failures) >= self.settings.max_fail:
+            self.stop("failures", f"{len(self.failures)} cases failed (--max-fail {self.settings.max_fail})")
+        budget = self.settings.max_time
+        if budget is not None and self.progress is not None and self.progress.elapsed() > budget:
+            self.stop("budget", f"the time budget of {budget:g}s is spent")
         if outcome in FAILING:
             record.reproduce = self.reproduce(record)
             self.failures.append(record)
         self.totals.add(record.suite, outcome)
+        if self.progress is not None:
+            self.progress.case_finished(record.nodeid, record.suite, outcome, record.duration_s)
         if self.catalogue() is not None and record.rules:
             self.tally.add(record.case_id, outcome, record.rules)
         if self.report is not None:
             self.write_header()
             self.report.case(record)
 
+    def stop(self, kind: str, why: str) -> None:
+        """Start no further case (the cases running now finish); remember why."""
+        if self.stopped is not None:
+            return
+        self.stopped = (kind, why)
+        dsession = self.config.pluginmanager.getplugin("dsession")
+        if dsession is not None:
+            dsession.shouldstop = why
+        elif self._session is not None:
+            self._session.shouldstop = why
+
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        self.interrupted = int(exitstatus) in (int(pytest.ExitCode.INTERRUPTED), int(pytest.ExitCode.INTERNAL_ERROR))
+        if self.progress is not None:
+            self.progress.stop()
+        self.interrupted = self.stopped is None and int(exitstatus) in (
+            int(pytest.ExitCode.INTERRUPTED),
+            int(pytest.ExitCode.INTERNAL_ERROR),
+        )
         if not self.interrupted:  # an interrupted case never finished: it is not reported
             for record, outcome in list(self.pending.values()):
                 self._finish(record, outcome or "error")
@@ -356,7 +445,8 @@ class ConformanceRun:
             self.report.footer(
                 self.totals,
                 exit_status=int(exitstatus),
-                complete=not self.interrupted,
+                complete=not self.interrupted and self.stopped is None,
+                stopped=None if self.stopped is None else {"kind": self.stopped[0], "reason": self.stopped[1]},
                 faults=self.fault_counts,
                 rules=self.tally if self.catalogue() is not None and self.seen_cases else None,
             )
@@ -372,7 +462,7 @@ class ConformanceRun:
         self.session.close()
 
     def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-        if not self.seen_cases:
+        if not self.seen_cases and self.stopped is None:
             return
         block = self._header or {}
         lines = render_summary(
@@ -383,6 +473,8 @@ class ConformanceRun:
             faults=self.fault_counts,
             report_path=str(self.report.path) if self.report else None,
             interrupted=self.interrupted,
+            stopped=self.stopped,
+            backend_stderr=self.unavailable_stderr,
             rules=self.tally if self.catalogue() is not None else None,
             required=self.settings.require,
         )

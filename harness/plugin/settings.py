@@ -39,6 +39,9 @@ class RunSettings:
     counterexample_dir: Path = Path(".vnext-counterexamples")
     report_json: str | None = None
     require: Level = Level.PLANNING
+    max_examples: int | None = None
+    max_fail: int | None = None
+    max_time: float | None = None
 
     @property
     def selects(self) -> bool:
@@ -88,4 +91,7 @@ class RunSettings:
             counterexample_dir=Path(option("vnext_counterexample_dir")),
             report_json=option("vnext_report_json"),
             require=require,
+            max_examples=option("vnext_max_examples"),
+            max_fail=option("vnext_max_fail"),
+            max_time=option("vnext_max_time"),
         )

@@ -161,6 +161,7 @@ class JsonlReport:
         complete: bool,
         faults: Mapping[str, int],
         rules: RuleTally | None = None,
+        stopped: Mapping[str, str] | None = None,
     ) -> None:
         if self.footer_written:
             return
@@ -176,6 +177,7 @@ class JsonlReport:
                 else {"by_status": rules.counts(), "exercised": exercised, "reachable": reachable},
                 "exit_status": exit_status,
                 "complete": complete,
+                "stopped": None if stopped is None else dict(stopped),
                 "finished_at": _now(),
             }
         )

@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from harness.reports.jsonl import CaseRecord, Totals
 from harness.protocol.operations import Level
+from harness.reports.jsonl import CaseRecord, Totals
 from harness.rules import RuleStatus, RuleTally
 
 __all__ = ["render_summary"]
 
+#: Failures listed one by one; the rest are counted (the reports hold all of them).
+_LISTED_FAILURES = 12
 _COLUMNS = (
     ("passed", ("passed", "xpassed")),
     ("failed", ("failed", "error")),
@@ -31,6 +33,8 @@ def render_summary(
     interrupted: bool = False,
     rules: RuleTally | None = None,
     required: Level = Level.PLANNING,
+    stopped: tuple[str, str] | None = None,
+    backend_stderr: str = "",
 ) -> list[str]:
     """The summary as lines of text."""
     lines: list[str] = []
@@ -78,16 +82,29 @@ def render_summary(
     if failures:
         lines.append("")
         lines.append(f"failures ({len(failures)}):")
-        for record in failures:
+        for record in failures[:_LISTED_FAILURES]:
             message = record.message.splitlines()[0] if record.message else record.outcome
             lines.append(f"  {record.case_id} [{record.outcome}]: {message[:200]}")
             lines.append(f"    reproduce: {record.reproduce}")
+        if len(failures) > _LISTED_FAILURES:
+            lines.append(f"  ... and {len(failures) - _LISTED_FAILURES} more (every one is in the reports)")
     if report_path:
         lines.append(f"JSON-lines report: {report_path}")
+    if stopped is not None:
+        lines.append("")
+        lines.append(f"STOPPED EARLY: {stopped[1]}")
+        tail = [line for line in backend_stderr.splitlines() if line.strip()][-15:]
+        if tail:
+            lines.append("the backend's stderr ended with:")
+            lines.extend(f"  | {line[:200]}" for line in tail)
     if interrupted:
         finished = sum(totals.total().values())
         lines.append(f"result: INTERRUPTED after {finished} finished cases (the reports say complete: false)")
         return lines
+    if stopped is not None and stopped[0] == "unavailable":
+        lines.append("result: BACKEND UNAVAILABLE (fix the cause above; see harness/PROTOCOL.md §4 and §6)")
+        return lines
     verdict = "FAILED" if totals.failed() else "PASSED"
-    lines.append(f"result: {verdict} (not-applicable, skipped and xfailed cases do not fail a run)")
+    partial = " of the cases that ran; the run stopped early" if stopped is not None else ""
+    lines.append(f"result: {verdict}{partial} (not-applicable, skipped and xfailed cases do not fail a run)")
     return lines
