@@ -11,10 +11,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from harness.bundles import Bundle, load_bundle
+from harness.identity import RUN_PLUGIN_NAME
 from reference.canonical import fingerprint
 
-__all__ = ["corpus_dir", "corpus_paths", "plan_scenarios"]
+__all__ = ["corpus_dir", "corpus_paths", "plan_scenarios", "user_corpus_paths"]
 
 
 def corpus_dir() -> Path:
@@ -27,6 +30,13 @@ def corpus_paths() -> list[Path]:
     if not directory.is_dir():
         return []
     return sorted(path for path in directory.iterdir() if path.suffix == ".json")
+
+
+def user_corpus_paths(config: pytest.Config) -> list[Path]:
+    """The bundles of the run's ``--corpus`` directories, sorted by directory then name."""
+    run = config.pluginmanager.get_plugin(RUN_PLUGIN_NAME)
+    directories = getattr(getattr(run, "settings", None), "corpus_dirs", ())
+    return [path for directory in directories for path in sorted(Path(directory).glob("*.json"))]
 
 
 def plan_scenarios() -> list[tuple[str, dict[str, Any]]]:

@@ -95,6 +95,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
         [],
         action="append",
         metavar="SUITE",
+        commands=frozenset({"run", "list"}),
     ),
     Option(
         "--skip",
@@ -103,11 +104,23 @@ OPTIONS: Final[tuple[Option, ...]] = (
         [],
         action="append",
         metavar="SUITE",
+        commands=frozenset({"run", "list"}),
     ),
-    Option("--case", "vnext_cases", "run only this case id (repeatable)", [], action="append", metavar="ID"),
+    Option(
+        "--case",
+        "vnext_cases",
+        "run only this case id (repeatable; vnext-conformance list prints them)",
+        [],
+        action="append",
+        metavar="ID",
+        commands=frozenset({"run", "list"}),
+    ),
     Option("--expectations", "vnext_expectations", "expectation manifest of known failures (JSON)", metavar="FILE"),
     Option("--expectations-today", "vnext_today", "date used for expectation expiry (YYYY-MM-DD)", hidden=True),
     Option("--report-json", "vnext_report_json", "write the JSON-lines report here", metavar="PATH"),
+    Option("--report-md", "vnext_report_md", "write a Markdown summary here", metavar="PATH"),
+    Option("--report-html", "vnext_report_html", "write a self-contained HTML report here", metavar="PATH"),
+    Option("--badge", "vnext_badge", "write a shields.io endpoint badge (JSON) here", metavar="PATH"),
     Option(
         "--require",
         "vnext_require",
@@ -115,6 +128,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "planning operation) or runtime (full plus execute); a backend below it fails the run",
         default="planning",
         metavar="LEVEL",
+        commands=frozenset({"run", "list"}),
     ),
     Option(
         "--max-fail",
@@ -138,10 +152,25 @@ OPTIONS: Final[tuple[Option, ...]] = (
         metavar="SECONDS",
     ),
     Option(
+        "--cache-dir",
+        "vnext_cache_dir",
+        "where the run keeps everything it writes besides the reports (example database, counterexamples)",
+        default=".vnext-conformance",
+        metavar="DIR",
+        commands=frozenset({"run", "list"}),
+    ),
+    Option(
         "--counterexample-dir",
         "vnext_counterexample_dir",
-        "where failing generated cases are written as scenario bundles",
-        default=".vnext-counterexamples",
+        "where failing generated cases are written as scenario bundles (default: CACHE_DIR/counterexamples)",
+        metavar="DIR",
+    ),
+    Option(
+        "--corpus",
+        "vnext_corpus",
+        "a directory of your own promoted bundles, replayed by the corpus suite with the checked-in ones (repeatable)",
+        [],
+        action="append",
         metavar="DIR",
     ),
     Option(
@@ -212,10 +241,10 @@ def add_to_pytest(group: Any) -> None:
             group.addoption(option.flag, **option.kwargs())
 
 
-def pytest_argv(values: Mapping[str, Any]) -> list[str]:
-    """The pytest arguments that carry ``values`` (dest -> value) of the run command's options."""
+def pytest_argv(values: Mapping[str, Any], command: str = "run") -> list[str]:
+    """The pytest arguments that carry ``values`` (dest -> value) of a command's options."""
     argv: list[str] = []
-    for option in _for("run"):
+    for option in _for(command):
         if not option.pytest or option.dest not in values:
             continue
         value = values[option.dest]

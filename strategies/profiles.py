@@ -5,6 +5,10 @@
 * ``dev``: the default locally; randomized, modest counts.
 * ``fuzz``: long runs with the example database on, for hunting.
 
+No profile prints Hypothesis's ``@reproduce_failure`` blob: a failing conformance case prints
+the ``vnext-conformance replay``/``run --case`` line that reproduces it. A conformance run
+keeps its example database under its cache directory (``--cache-dir``).
+
 Select with ``pytest --hypothesis-profile=NAME`` or ``VNEXT_HYPOTHESIS_PROFILE``.
 """
 
@@ -31,18 +35,18 @@ def register_profiles() -> None:
             derandomize=True,
             deadline=None,
             database=None,
-            print_blob=True,
+            print_blob=False,
             # Building a scenario is legitimately slow for large generated inputs.
             suppress_health_check=[HealthCheck.too_slow],
         )
-        settings.register_profile("dev", max_examples=100, deadline=None, print_blob=True)
+        settings.register_profile("dev", max_examples=100, deadline=None, print_blob=False)
         settings.register_profile(
             "fuzz",
             max_examples=5_000,
             deadline=None,
-            database=DirectoryBasedExampleDatabase(".hypothesis/fuzz-examples"),
+            database=DirectoryBasedExampleDatabase(".vnext-conformance/hypothesis"),
             phases=list(Phase),
-            print_blob=True,
+            print_blob=False,
         )
         _registered = True
     default = "ci" if os.environ.get("CI") else "dev"

@@ -1,7 +1,8 @@
-"""The checked-in corpus: seed cases and promoted counterexamples, replayed on every run.
+"""The checked-in corpus (seed cases and promoted counterexamples) and your own (``--corpus DIR``), replayed on
+every run.
 
-Each bundle names one operation call and its expected outcome (or none: then
-the reference oracle's outcome is expected). See harness/bundles.py.
+Each bundle names one operation call and its expected outcome (or none: then the reference
+oracle's outcome is expected). See harness/bundles.py.
 """
 
 from __future__ import annotations
@@ -10,13 +11,21 @@ from pathlib import Path
 
 import pytest
 
-from conformance.corpus import corpus_paths
+from conformance.corpus import corpus_paths, user_corpus_paths
 from conformance.seed_corpus import SEED_PREFIX
 from harness.bundles import check_bundle, load_bundle
 from harness.under_test import BackendUnderTest
 from reference.canonical import sha256_hex
 
 _PATHS = corpus_paths()
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """``test_bundle`` runs every checked-in bundle, then every bundle of the ``--corpus`` directories."""
+    if "path" in metafunc.fixturenames:
+        user = user_corpus_paths(metafunc.config)
+        ids = [path.stem for path in _PATHS] + [f"user:{path.parent.name}/{path.stem}" for path in user]
+        metafunc.parametrize("path", [*_PATHS, *user], ids=ids)
 
 
 def test_corpus_integrity() -> None:
@@ -32,8 +41,8 @@ def test_corpus_integrity() -> None:
             assert path.stem == sha256_hex(data), f"{path.name} is not named by its sha256"
 
 
-@pytest.mark.parametrize("path", _PATHS, ids=[path.stem for path in _PATHS])
 def test_bundle(backend: BackendUnderTest, oracle: BackendUnderTest, path: Path) -> None:
     bundle = load_bundle(path)
     backend.require(bundle.operation)
     check_bundle(backend, oracle, bundle)
+

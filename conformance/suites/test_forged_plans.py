@@ -7,7 +7,7 @@ the fields the contract pins: ``PlanHashMismatch`` expected/actual, ``Unsupporte
 numbers).
 
 * ``test_kill_matrix``: one deterministic forgery per operator x target; the matrix is
-  printed and recorded (``record_property("kill_matrix", ...)``); failing cells are written
+  printed and recorded (``case_property("kill_matrix", ...)``); failing cells are written
   as replayable bundles.
 * ``test_forgery_is_rejected[operator]``: generated forgeries per operator; the shrunk
   failing case is written as a bundle.
@@ -105,7 +105,7 @@ def test_a_canonically_equal_respelling_is_accepted(backend: BackendUnderTest, n
 
 
 @pytest.mark.requires("revalidate")
-def test_kill_matrix(backend: BackendUnderTest, counterexamples: CounterexampleRecorder, record_property: Any) -> None:
+def test_kill_matrix(backend: BackendUnderTest, counterexamples: CounterexampleRecorder, case_property: Any) -> None:
     matrix: dict[str, dict[str, str]] = {}
     failures: list[str] = []
     for operator in sorted(OPERATORS):
@@ -129,8 +129,8 @@ def test_kill_matrix(backend: BackendUnderTest, counterexamples: CounterexampleR
                         raise AssertionError(outcome)
     killed = sum(cell.startswith("killed") for row in matrix.values() for cell in row.values())
     total = sum(cell != "n/a" for row in matrix.values() for cell in row.values())
-    record_property("kill_matrix", json.dumps(matrix, sort_keys=True))
-    record_property("kill_matrix_score", f"{killed}/{total}")
+    case_property("kill_matrix", json.dumps(matrix, sort_keys=True))
+    case_property("kill_matrix_score", f"{killed}/{total}")
     width = max(len(name) for name in matrix)
     lines = [
         f"kill matrix: {killed}/{total} forgeries rejected as the reference rejects them",

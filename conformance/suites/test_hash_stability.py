@@ -6,7 +6,7 @@ input order and process environment, sensitivity to every semantic input, golden
 * Order-insensitive respellings of a scenario (``strategies.scenarios.RESPELLINGS``) keep
   the wire byte for byte; semantic changes (``SEMANTIC_CHANGES``) change the hash. The
   sensitivity matrix applies every one of them to fixed bases and records the result
-  (``record_property("sensitivity_matrix", ...)``, printed with ``-s``).
+  (``case_property("sensitivity_matrix", ...)``, printed with ``-s``).
 * Fresh processes of an ``exec:`` backend with other ``PYTHONHASHSEED`` / ``LC_ALL`` / ``TZ``
   write the same bytes (not applicable in process).
 * A backend claims wire compatibility by reporting the reference's contract identity in
@@ -166,9 +166,9 @@ def _matrix_row(backend: BackendUnderTest, base: dict[str, Any]) -> dict[str, di
 
 @pytest.mark.requires("build_plan")
 @pytest.mark.parametrize("base", sorted(MATRIX_BASES))
-def test_sensitivity_matrix(backend: BackendUnderTest, record_property: Any, base: str) -> None:
+def test_sensitivity_matrix(backend: BackendUnderTest, case_property: Any, base: str) -> None:
     row = _matrix_row(backend, MATRIX_BASES[base]().scenario)
-    record_property("sensitivity_matrix", json.dumps({base: row}, sort_keys=True))
+    case_property("sensitivity_matrix", json.dumps({base: row}, sort_keys=True))
     lines = [f"sensitivity matrix on {base}:"]
     lines += [
         f"  {name:42s} {'ok' if cell['ok'] else 'FAIL'}"

@@ -15,7 +15,8 @@ from harness.cli.describe import describe
 from harness.cli.exits import Exit
 from harness.cli.plans import build, hash_wire, revalidate, wire_hash_report
 from harness.cli.replay import replay
-from harness.cli.run import add_run_arguments, pytest_args, run
+from harness.cli.report import add_report_arguments, render_reports
+from harness.cli.run import add_run_arguments, list_cases, pytest_args, run
 from harness.cli.serve import serve
 from harness.identity import suite_version
 from harness.options import add_to_parser
@@ -27,9 +28,11 @@ Conformance suites and harness for the ferrum vnext planning contract.
 
 Commands:
   run         run the conformance suites against a backend (pytest underneath)
+  list        print the case ids a run would run (with the same --only/--skip/--case)
   serve       serve a backend (the reference by default) over the JSON-lines protocol
   replay      replay scenario bundles (counterexamples, corpus files) against a backend
   describe    print a backend's describe result
+  report      render Markdown, HTML and badge reports from a run's JSON-lines report
   build       build a scenario's execution plan with the reference and print its exact wire
   revalidate  decode a plan wire untrusted and revalidate it against a scenario
   hash        recompute a plan wire's hash and check plan_hash and plan_id
@@ -57,11 +60,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {suite_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_run_arguments(_command(sub, "run", "run the conformance suites against a backend", run))
+    _command(sub, "list", "print the case ids a run with the same --only/--skip/--case would run", list_cases)
     _command(sub, "serve", "serve a backend over the JSON-lines protocol on stdin/stdout", serve)
     _command(sub, "replay", "replay scenario bundles against a backend", replay).add_argument(
         "files", nargs="+", help="bundle files"
     )
     _command(sub, "describe", "print a backend's describe result", describe)
+    add_report_arguments(
+        _command(sub, "report", "render Markdown, HTML and badge reports from a JSON-lines report", render_reports)
+    )
     built = _command(sub, "build", "build a scenario's execution plan and print its exact wire", build)
     built.add_argument("--scenario", required=True, help="scenario document (JSON)")
     checked = _command(

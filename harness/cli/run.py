@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import random
 import sys
@@ -12,12 +13,12 @@ from importlib import resources
 import pytest
 
 from harness.backends import parse_spec
-from harness.cases import known_suites
+from harness.cases import case_id_for, known_suites
 from harness.cli.exits import Exit
 from harness.identity import RUN_PLUGIN_NAME
 from harness.options import pytest_argv
 
-__all__ = ["add_run_arguments", "pytest_args", "run"]
+__all__ = ["add_run_arguments", "collect_case_ids", "list_cases", "pytest_args", "run", "selection_problem"]
 
 _PLUGIN = "harness.plugin"
 
@@ -54,12 +55,18 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
 
 
-def pytest_args(args: argparse.Namespace) -> list[str]:
-    """The pytest command line ``run`` executes: the installed suites with their own configuration only."""
+def isolated_pytest_args() -> list[str]:
+    """The installed suites with their own configuration and exactly the plugins a run needs."""
     suites = _suites_dir()
     out = [suites, "-c", os.path.join(suites, "pytest.ini"), "--rootdir", suites, "--confcutdir", suites]
     for plugin in _PLUGINS:
         out += ["-p", plugin]
+    return out
+
+
+def pytest_args(args: argparse.Namespace) -> list[str]:
+    """The pytest command line ``run`` executes: the installed suites with their own configuration only."""
+    out = isolated_pytest_args()
     out.append(f"--hypothesis-profile={args.profile}")
     out += ["-rN"] if not args.verbose else ["-v", "-rN"]
     if args.workers:
@@ -83,11 +90,9 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"vnext-conformance: {exc}", file=sys.stderr)
         return Exit.USAGE
-    suites = known_suites()
-    names = [name.strip() for value in args.vnext_only + args.vnext_skip for name in value.split(",") if name.strip()]
-    unknown = sorted(set(names) - set(suites))
-    if unknown:
-        print(f"vnext-conformance: unknown suite(s) {unknown}; known: {suites}", file=sys.stderr)
+    problem = selection_problem(args)
+    if problem:
+        print(f"vnext-conformance: {problem}", file=sys.stderr)
         return Exit.USAGE
     dropped = isolate(os.environ)  # inherited by the xdist workers
     for name in dropped:
@@ -95,6 +100,62 @@ def run(args: argparse.Namespace) -> int:
     observer = _Observer()
     status = int(pytest.main(pytest_args(args), plugins=[observer]))
     return observer.exit(status)
+
+
+def _suggest(name: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+    return f"; did you mean {', '.join(close)}?" if close else ""
+
+
+def selection_problem(args: argparse.Namespace) -> str | None:
+    """Why ``--only``/``--skip``/``--case`` select nothing that exists (with close matches), else ``None``."""
+    suites = known_suites()
+    names = [name.strip() for value in args.vnext_only + args.vnext_skip for name in value.split(",") if name.strip()]
+    for name in names:
+        if name not in suites:
+            return f"unknown suite {name!r}{_suggest(name, suites)} (suites: {', '.join(suites)})"
+    if args.vnext_cases:
+        ids = collect_case_ids([])
+        for case in args.vnext_cases:
+            if case not in ids:
+                return f"unknown case id {case!r}{_suggest(case, ids)} (vnext-conformance list prints them)"
+    return None
+
+
+class _Collector:
+    """Keeps the selected conformance case ids of a collect-only session."""
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        for item in session.items:
+            name = case_id_for(item)
+            if name is not None:
+                self.ids.append(name)
+
+
+def collect_case_ids(selection: list[str]) -> list[str]:
+    """The case ids a run with the ``selection`` pytest arguments would run (collected, nothing run)."""
+    isolate(os.environ)
+    collector = _Collector()
+    argv = [*isolated_pytest_args(), "--collect-only", "-p", "no:terminal", *selection]
+    status = pytest.main(argv, plugins=[collector])
+    if status not in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+        raise RuntimeError(f"collecting the conformance cases failed (pytest exit {int(status)})")
+    return collector.ids
+
+
+def list_cases(args: argparse.Namespace) -> int:
+    """``vnext-conformance list``: the case ids of a run with the same selection, one per line."""
+    problem = selection_problem(args)
+    if problem:
+        print(f"vnext-conformance: {problem}", file=sys.stderr)
+        return Exit.USAGE
+    selection = pytest_argv(vars(args), command="list")
+    for case_id in collect_case_ids(selection):
+        print(case_id)
+    return Exit.PASSED
 
 
 class _Observer:

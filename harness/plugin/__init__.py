@@ -9,6 +9,8 @@ It adds the harness options (declared once in ``harness.options``) and registers
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from harness.identity import RUN_PLUGIN_NAME
@@ -20,7 +22,7 @@ from harness.plugin.settings import RunSettings
 from harness.protocol.operations import Level
 from harness.under_test import BackendUnderTest
 
-__all__ = ["PLUGIN_NAME", "backend", "counterexamples", "oracle", "required_level"]
+__all__ = ["PLUGIN_NAME", "backend", "case_property", "counterexamples", "oracle", "required_level"]
 
 PLUGIN_NAME = RUN_PLUGIN_NAME
 
@@ -70,3 +72,13 @@ def counterexamples(request: pytest.FixtureRequest) -> CounterexampleRecorder:
 def required_level(request: pytest.FixtureRequest) -> Level:
     """The conformance level the run requires (``--require``)."""
     return _run(request.config).settings.require
+
+
+@pytest.fixture
+def case_property(request: pytest.FixtureRequest) -> Callable[[str, object], None]:
+    """Record ``name = value`` with the running case (it lands in the JSON-lines report)."""
+
+    def record(name: str, value: object) -> None:
+        request.node.user_properties.append((name, value))
+
+    return record

@@ -24,8 +24,12 @@ def report_message(report: Any) -> str:
     return text.splitlines()[-1] if text else ""
 
 
-def phase_outcome(report: Any) -> str | None:
-    """The case outcome a phase report implies (``None``: the phase passed quietly)."""
+def phase_outcome(report: Any, not_applicable: bool | None = None) -> str | None:
+    """The case outcome a phase report implies (``None``: the phase passed quietly).
+
+    ``not_applicable`` says whether the phase raised *not applicable*; by default it is read from
+    the report's properties.
+    """
     wasxfail = getattr(report, "wasxfail", None)
     if report.when == "call":
         if report.passed:
@@ -37,8 +41,9 @@ def phase_outcome(report: Any) -> str | None:
     if report.skipped:
         if wasxfail is not None:
             return "xfailed"
-        marked = any(name == NOT_APPLICABLE for name, _ in report.user_properties)
-        return "not_applicable" if marked else "skipped"
+        if not_applicable is None:
+            not_applicable = any(name == NOT_APPLICABLE for name, _ in report.user_properties)
+        return "not_applicable" if not_applicable else "skipped"
     return None
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import json
 import os
 import shlex
 import signal
@@ -21,6 +22,8 @@ from typing import Any
 
 import pytest
 from hypothesis import settings as hypothesis_settings
+from hypothesis.configuration import set_hypothesis_home_dir
+from hypothesis.database import DirectoryBasedExampleDatabase
 
 from harness.cases import CURRENT_RULES, CheckedRules, NotApplicable
 from harness.connection.faults import FaultKind
@@ -33,7 +36,11 @@ from harness.plugin.selection import CASE, EXPIRED, select
 from harness.plugin.session import BackendSession
 from harness.plugin.settings import RunSettings
 from harness.reports import files
+from harness.reports.badge import render_badge
+from harness.reports.html import render_html
 from harness.reports.jsonl import FAILING, CaseRecord, JsonlReport, Totals
+from harness.reports.markdown import render_markdown
+from harness.reports.result import RunResult
 from harness.reports.summary import render_summary
 from harness.rules import RuleCatalogue, RuleTally, UnknownRule
 
@@ -77,14 +84,20 @@ def _children() -> list[int]:
     return found
 
 
-def _cap_examples(max_examples: int | None) -> None:
-    """Load a profile that is the current one with ``max_examples`` capped."""
-    if max_examples is None:
-        return
+def _configure_hypothesis(settings: RunSettings) -> None:
+    """Hypothesis's files under the cache directory; the current profile with ``--max-examples``."""
+    set_hypothesis_home_dir(str(settings.cache_dir / "hypothesis"))
     current = hypothesis_settings.default
-    capped = min(current.max_examples, max_examples) if current is not None else max_examples
-    hypothesis_settings.register_profile("vnext-run", parent=current, max_examples=capped)
-    hypothesis_settings.load_profile("vnext-run")
+    if current is None:
+        return
+    changes: dict[str, Any] = {}
+    if current.database is not None:
+        changes["database"] = DirectoryBasedExampleDatabase(str(settings.cache_dir / "hypothesis" / "examples"))
+    if settings.max_examples is not None:
+        changes["max_examples"] = min(current.max_examples, settings.max_examples)
+    if changes:
+        hypothesis_settings.register_profile("vnext-run", parent=current, **changes)
+        hypothesis_settings.load_profile("vnext-run")
 
 
 def _interrupt(signum: int, frame: Any) -> None:
@@ -107,8 +120,6 @@ class ConformanceRun:
         self.config = config
         self.settings = settings
         self.junit_path = _junit_to_partial(config)
-        _end_on_sigterm()
-        _cap_examples(settings.max_examples)
         self.session = BackendSession(settings)
         self.counterexamples = CounterexampleRecorder(settings.counterexample_dir)
         self.explicit = bool(
@@ -116,6 +127,9 @@ class ConformanceRun:
             or settings.report_json
             or any("conformance" in str(arg) for arg in config.args)
         )
+        if self.explicit:
+            _end_on_sigterm()
+            _configure_hypothesis(settings)
         self.seen_cases = False
         self.interrupted = False
         self._catalogue: RuleCatalogue | object | None = _UNSET
@@ -128,16 +142,43 @@ class ConformanceRun:
         self._fault_mark = 0
         self._stderr_mark = 0
         # reporting side
-        self.report = JsonlReport(settings.report_json) if settings.report_json and not _is_worker(config) else None
+        self.report_path = self._report_path()
+        self.report = JsonlReport(self.report_path) if self.report_path is not None else None
         self.totals = Totals()
         self.pending: dict[str, tuple[CaseRecord, str | None]] = {}
         self.failures: list[CaseRecord] = []
         self.fault_counts: Counter[str] = Counter()
+        self.not_applicable: Counter[str] = Counter()
         self._header: dict[str, Any] | None = None
         self.progress: RunProgress | None = None
         #: Why the run stopped before its end, when it did: (``unavailable`` | ``budget`` | ``failures``, text).
         self.stopped: tuple[str, str] | None = None
         self._session: pytest.Session | None = None
+
+    def _report_path(self) -> Path | None:
+        """Where the JSON-lines report goes: ``--report-json``, else the cache directory for a conformance run."""
+        if _is_worker(self.config):
+            return None
+        if self.settings.report_json:
+            return Path(self.settings.report_json)
+        return self.settings.cache_dir / "last-run.jsonl" if self.explicit else None
+
+    def _derived_reports(self) -> None:
+        """The Markdown, HTML and badge reports, rendered from the published JSON-lines report."""
+        wanted = (self.settings.report_md, self.settings.report_html, self.settings.badge)
+        summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if self.report_path is None or not self.report_path.exists() or not (any(wanted) or summary):
+            return
+        result = RunResult.read(self.report_path)
+        if self.settings.report_md:
+            files.write_text(Path(self.settings.report_md), render_markdown(result))
+        if self.settings.report_html:
+            files.write_text(Path(self.settings.report_html), render_html(result))
+        if self.settings.badge:
+            files.write_text(Path(self.settings.badge), json.dumps(render_badge(result), indent=2) + "\n")
+        if summary:
+            with contextlib.suppress(OSError), open(summary, "a", encoding="utf-8") as out:
+                out.write(render_markdown(result))
 
     # ------------------------------------------------------------ identity and header
 
@@ -200,6 +241,18 @@ class ConformanceRun:
         self._start_progress()
         if _is_controller(self.config):
             self.session.close()
+
+    def _quiet_junit(self) -> None:
+        """Drop Hypothesis's base64 statistics from the JUnit properties (the JSON report has the outcomes)."""
+        try:
+            from _pytest.junitxml import xml_key
+        except ImportError:  # pragma: no cover - pytest internals moved
+            return
+        xml = self.config.stash.get(xml_key, None)
+        if xml is not None:
+            xml.global_properties = [
+                (name, value) for name, value in xml.global_properties if not name.startswith("hypothesis-statistics")
+            ]
 
     def _junit_properties(self) -> None:
         try:
@@ -362,6 +415,7 @@ class ConformanceRun:
 
     # ------------------------------------------------------------ reporting (controller or single process)
 
+    @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if _is_worker(self.config):
             return
@@ -370,8 +424,13 @@ class ConformanceRun:
             return
         self.seen_cases = True
         record, outcome = self.pending.get(report.nodeid) or (CaseRecord(data.case_id, data.suite, report.nodeid), None)
+        for name, value in report.user_properties:
+            if not str(name).startswith(("vnext_", "hypothesis-statistics")):
+                record.properties[str(name)] = str(value)
+        # Everything the case carried is in its record now; JUnit (xunit2) takes no per-case properties.
+        report.user_properties = []
         record.duration_s += float(report.duration or 0.0)
-        phase = phase_outcome(report)
+        phase = phase_outcome(report, not_applicable=data.not_applicable is not None)
         merged = combine(outcome, phase)
         if phase is not None and merged == phase and phase != "passed":
             record.message = (
@@ -407,6 +466,10 @@ class ConformanceRun:
         if outcome in FAILING:
             record.reproduce = self.reproduce(record)
             self.failures.append(record)
+        if outcome == "not_applicable" and record.not_applicable is not None:
+            missing = record.not_applicable.get("missing") or []
+            why = f"the backend lacks {', '.join(missing)}" if missing else str(record.not_applicable["reason"])
+            self.not_applicable[why] += 1
         self.totals.add(record.suite, outcome)
         if self.progress is not None:
             self.progress.case_finished(record.nodeid, record.suite, outcome, record.duration_s)
@@ -427,7 +490,9 @@ class ConformanceRun:
         elif self._session is not None:
             self._session.shouldstop = why
 
+    @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        self._quiet_junit()
         if self.progress is not None:
             self.progress.stop()
         self.interrupted = self.stopped is None and int(exitstatus) in (
@@ -459,6 +524,7 @@ class ConformanceRun:
             self.report.close()
         if self.junit_path is not None:
             files.publish(self.junit_path)
+        self._derived_reports()
         self.session.close()
 
     def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
@@ -471,9 +537,10 @@ class ConformanceRun:
             totals=self.totals,
             failures=self.failures,
             faults=self.fault_counts,
-            report_path=str(self.report.path) if self.report else None,
+            report_path=str(self.report.path) if self.report and self.settings.report_json else None,
             interrupted=self.interrupted,
             stopped=self.stopped,
+            not_applicable=self.not_applicable,
             backend_stderr=self.unavailable_stderr,
             rules=self.tally if self.catalogue() is not None else None,
             required=self.settings.require,

@@ -36,8 +36,13 @@ class RunSettings:
     manifest: Manifest | None = None
     manifest_path: str | None = None
     today: dt.date = field(default_factory=dt.date.today)
-    counterexample_dir: Path = Path(".vnext-counterexamples")
+    cache_dir: Path = Path(".vnext-conformance")
+    counterexample_dir: Path = Path(".vnext-conformance/counterexamples")
+    corpus_dirs: tuple[Path, ...] = ()
     report_json: str | None = None
+    report_md: str | None = None
+    report_html: str | None = None
+    badge: str | None = None
     require: Level = Level.PLANNING
     max_examples: int | None = None
     max_fail: int | None = None
@@ -88,8 +93,15 @@ class RunSettings:
             manifest=manifest,
             manifest_path=manifest_path,
             today=today,
-            counterexample_dir=Path(option("vnext_counterexample_dir")),
+            cache_dir=Path(option("vnext_cache_dir")),
+            counterexample_dir=Path(
+                option("vnext_counterexample_dir") or Path(option("vnext_cache_dir")) / "counterexamples"
+            ),
+            corpus_dirs=tuple(Path(value) for value in option("vnext_corpus")),
             report_json=option("vnext_report_json"),
+            report_md=option("vnext_report_md"),
+            report_html=option("vnext_report_html"),
+            badge=option("vnext_badge"),
             require=require,
             max_examples=option("vnext_max_examples"),
             max_fail=option("vnext_max_fail"),

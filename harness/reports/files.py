@@ -12,7 +12,7 @@ import contextlib
 import os
 from pathlib import Path
 
-__all__ = ["partial_path", "publish", "start"]
+__all__ = ["partial_path", "publish", "start", "write_text"]
 
 
 def partial_path(path: Path) -> Path:
@@ -32,3 +32,10 @@ def publish(path: Path) -> None:
     partial = partial_path(path)
     if partial.exists():
         os.replace(partial, path)
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write a whole report at once: to its ``.partial`` file, then into place."""
+    with start(path).open("w", encoding="utf-8") as out:
+        out.write(text)
+    publish(path)

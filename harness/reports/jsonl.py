@@ -43,6 +43,7 @@ class CaseRecord:
     reproduce: str = ""
     not_applicable: dict[str, Any] | None = None
     rules: list[str] = field(default_factory=list)
+    properties: dict[str, str] = field(default_factory=dict)
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -60,6 +61,7 @@ class CaseRecord:
             "reproduce": self.reproduce,
             "not_applicable": self.not_applicable,
             "rules": self.rules,
+            "properties": {name: self.properties[name][-_MAX_DETAILS:] for name in sorted(self.properties)},
         }
 
 

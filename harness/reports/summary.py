@@ -34,6 +34,7 @@ def render_summary(
     rules: RuleTally | None = None,
     required: Level = Level.PLANNING,
     stopped: tuple[str, str] | None = None,
+    not_applicable: Mapping[str, int] | None = None,
     backend_stderr: str = "",
 ) -> list[str]:
     """The summary as lines of text."""
@@ -77,6 +78,12 @@ def render_summary(
             lines.append(
                 f"  rules failed ({len(failed)}): " + ", ".join(failed[:20]) + (" ..." if len(failed) > 20 else "")
             )
+    if not_applicable:
+        total = sum(not_applicable.values())
+        reasons = sorted(not_applicable.items(), key=lambda item: (-item[1], item[0]))
+        lines.append(
+            f"not applicable ({total}): " + "; ".join(f"{count} because {why[:120]}" for why, count in reasons[:5])
+        )
     if faults:
         lines.append("backend faults: " + ", ".join(f"{kind} x{faults[kind]}" for kind in sorted(faults)))
     if failures:
