@@ -131,6 +131,14 @@ OPTIONS: Final[tuple[Option, ...]] = (
         commands=frozenset({"run", "list"}),
     ),
     Option(
+        "--progress-heartbeat",
+        "vnext_progress_heartbeat",
+        "seconds between progress lines when the output is not a terminal",
+        default=30.0,
+        type=_positive_float,
+        metavar="SECONDS",
+    ),
+    Option(
         "--max-fail",
         "vnext_max_fail",
         "stop starting new cases after this many failed cases",
@@ -187,6 +195,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "exec: seconds allowed per call",
         _DEFAULTS.call_timeout,
         _positive_float,
+        metavar="SECONDS",
         commands=_EXEC,
     ),
     Option(
@@ -195,6 +204,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "exec: seconds allowed for the handshake",
         _DEFAULTS.handshake_timeout,
         _positive_float,
+        metavar="SECONDS",
         commands=_EXEC,
     ),
     Option(
@@ -203,6 +213,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "exec: restarts allowed after crashes and hangs, per worker",
         _DEFAULTS.max_restarts,
         _count,
+        metavar="N",
         commands=_EXEC,
     ),
     Option(
@@ -211,6 +222,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "exec: reply line cap in bytes",
         _DEFAULTS.max_reply_bytes,
         _byte_cap,
+        metavar="BYTES",
         commands=_EXEC,
     ),
     Option(
@@ -219,6 +231,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "request line cap in bytes",
         _DEFAULTS.max_request_bytes,
         _byte_cap,
+        metavar="BYTES",
         commands=frozenset({"run", "replay", "describe", "serve"}),
     ),
 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 from harness.cli.describe import describe
 from harness.cli.exits import Exit
@@ -41,6 +42,13 @@ Exit status: 0 passed, 1 failed, 2 usage error, 3 backend unavailable, 4 interru
 """
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (and a pointer to ``--help``), exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(Exit.USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def _command(
     sub: argparse._SubParsersAction,  # type: ignore[type-arg]
     name: str,
@@ -54,11 +62,11 @@ def _command(
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="vnext-conformance", description=_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {suite_version()}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
     add_run_arguments(_command(sub, "run", "run the conformance suites against a backend", run))
     _command(sub, "list", "print the case ids a run with the same --only/--skip/--case would run", list_cases)
     _command(sub, "serve", "serve a backend over the JSON-lines protocol on stdin/stdout", serve)

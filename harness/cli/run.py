@@ -42,6 +42,11 @@ def isolate(environment: MutableMapping[str, str]) -> list[str]:
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """The options ``run`` has besides the shared ones (``harness.options``)."""
+    parser.epilog = (
+        f"suites: {', '.join(known_suites())}\n"
+        "exit status: 0 passed, 1 failed, 2 usage error, 3 backend unavailable, 4 interrupted"
+    )
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument(
         "--profile", choices=("ci", "dev", "fuzz"), default="ci", help="Hypothesis profile (default: ci)"
     )

@@ -381,7 +381,9 @@ class ConformanceRun:
         if _is_worker(self.config) or not self.explicit or self.progress is not None:
             return
         workers = getattr(self.config.option, "numprocesses", None) or 1
-        self.progress = RunProgress(workers=int(workers) if str(workers).isdigit() else 1)
+        self.progress = RunProgress(
+            workers=int(workers) if str(workers).isdigit() else 1, heartbeat=self.settings.heartbeat
+        )
         self.progress.start()
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -427,8 +429,6 @@ class ConformanceRun:
         for name, value in report.user_properties:
             if not str(name).startswith(("vnext_", "hypothesis-statistics")):
                 record.properties[str(name)] = str(value)
-        # Everything the case carried is in its record now; JUnit (xunit2) takes no per-case properties.
-        report.user_properties = []
         record.duration_s += float(report.duration or 0.0)
         phase = phase_outcome(report, not_applicable=data.not_applicable is not None)
         merged = combine(outcome, phase)

@@ -45,6 +45,7 @@ class RunSettings:
     badge: str | None = None
     require: Level = Level.PLANNING
     max_examples: int | None = None
+    heartbeat: float = 30.0
     max_fail: int | None = None
     max_time: float | None = None
 
@@ -104,6 +105,7 @@ class RunSettings:
             badge=option("vnext_badge"),
             require=require,
             max_examples=option("vnext_max_examples"),
+            heartbeat=option("vnext_progress_heartbeat"),
             max_fail=option("vnext_max_fail"),
             max_time=option("vnext_max_time"),
         )

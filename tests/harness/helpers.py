@@ -35,7 +35,7 @@ def serve_spec(backend: str = "reference") -> str:
     return f"exec:{PYTHON} -m harness.cli serve --backend {backend}"
 
 
-def run_cli(*args: str, cwd: Path, timeout: float = 180.0) -> subprocess.CompletedProcess[str]:
+def run_cli(*args: str, cwd: Path, timeout: float = 900.0) -> subprocess.CompletedProcess[str]:
     """``vnext-conformance ARGS`` in a child process."""
     return subprocess.run(
         [PYTHON, "-m", "harness.cli", *args],
