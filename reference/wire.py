@@ -10,30 +10,25 @@ JSON path in the message.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Final, TypeVar
+from typing import Any, TypeVar
 
 from reference.errors import InvalidIdentity, Serialization, VNextError
+from reference.ints import fits_i64, fits_uint
 
-__all__ = ["U16_MAX", "U32_MAX", "U64_MAX", "WireObject", "read_enum", "read_list", "read_str", "read_uint"]
-
-U16_MAX: Final = 2**16 - 1
-U32_MAX: Final = 2**32 - 1
-U64_MAX: Final = 2**64 - 1
-I64_MIN: Final = -(2**63)
-I64_MAX: Final = 2**63 - 1
+__all__ = ["WireObject", "read_enum", "read_list", "read_str", "read_uint"]
 
 T = TypeVar("T")
 
 
 def read_uint(raw: Any, *, bits: int, context: str, path: str) -> int:
     """An unsigned integer of ``bits`` bits; bools, floats and negatives are refused."""
-    if type(raw) is not int or raw < 0 or raw > 2**bits - 1:
+    if not fits_uint(raw, bits):
         raise Serialization(context, f"{path}: expected u{bits}, got {_show(raw)}")
     return raw
 
 
 def read_i64(raw: Any, *, context: str, path: str) -> int:
-    if type(raw) is not int or not I64_MIN <= raw <= I64_MAX:
+    if not fits_i64(raw):
         raise Serialization(context, f"{path}: expected i64, got {_show(raw)}")
     return raw
 

@@ -27,9 +27,10 @@ from typing import Any, Final
 
 from hypothesis import strategies as st
 
-from reference.canonical import U64_MAX, JsonValue
+from reference.canonical import JsonValue
 from reference.catalog.documents import ESTIMATE_BEHAVIORS
 from reference.fixtures import scenarios as seeds
+from reference.ints import U64_MAX
 
 __all__ = [
     "BASES",

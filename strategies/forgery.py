@@ -30,8 +30,9 @@ from typing import Any, Final, Protocol
 
 from hypothesis import strategies as st
 
-from reference.canonical import MAX_JSON_DEPTH, U64_MAX, JsonValue, canonical_bytes, direct_bytes, sha256_hex
+from reference.canonical import MAX_JSON_DEPTH, JsonValue, canonical_bytes, direct_bytes, sha256_hex
 from reference.errors import Serialization
+from reference.ints import U64_MAX
 from strategies.cases import JsonPath, get_at, iter_paths, replaced
 from strategies.json_values import MALFORMED_CLASSES
 from strategies.scenarios import SEMANTIC_CHANGES, ScenarioCase, semantically_changed

@@ -16,7 +16,6 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
 from reference.canonical import direct_fingerprint
-from reference.catalog._common import invalid
 from reference.catalog.device import DeviceDescriptor
 from reference.catalog.engine import EngineProviderDescriptor
 from reference.catalog.operation import OperationDescriptor
@@ -27,8 +26,9 @@ from reference.catalog.weight_materializer import (
     identity_materializer_map,
     validate_weight_materializer_descriptors,
 )
-from reference.errors import IncompatibleOperationVersion, Serialization, UnsupportedOperation
+from reference.errors import IncompatibleOperationVersion, Serialization, UnsupportedOperation, invalid_plan
 from reference.ids import NodeId, OperationId, ProviderId, WeightMaterializerId
+from reference.ints import USIZE_MAX
 from reference.versions import ContractVersion
 from reference.wire import WireObject, decode_with
 
@@ -45,7 +45,6 @@ __all__ = [
 MAX_OPERATION_CATALOG_ROWS: Final = 4096
 MAX_OPERATION_PROVIDER_ROWS: Final = 16384
 MAX_ENGINE_PROVIDER_ROWS: Final = 4096
-_USIZE_MAX: Final = 2**64 - 1
 
 
 @dataclass(frozen=True, slots=True, init=False, eq=False)
@@ -69,12 +68,12 @@ class CapabilityCatalog:
         operation_map: dict[OperationId, OperationDescriptor] = {}
         for operation in operations:
             if operation.id in operation_map:
-                raise invalid(f"duplicate operation `{operation.id}` in capability catalog")
+                raise invalid_plan(f"duplicate operation `{operation.id}` in capability catalog")
             operation_map[operation.id] = operation
         engine_map: dict[ProviderId, EngineProviderDescriptor] = {}
         for engine in engine_providers:
             if engine.provider_id in engine_map:
-                raise invalid(f"duplicate engine provider `{engine.provider_id}` in capability catalog")
+                raise invalid_plan(f"duplicate engine provider `{engine.provider_id}` in capability catalog")
             engine_map[engine.provider_id] = engine
         self._assign(device, operation_map, providers, engine_map, identity_materializer_map())
 
@@ -163,15 +162,15 @@ class CapabilityCatalog:
         """Absent or not satisfying ``required_version`` -> ``InvalidExecutionPlan``."""
         engine = self.engine_providers.get(provider_id)
         if engine is None:
-            raise invalid(f"engine provider `{provider_id}` is not registered")
+            raise invalid_plan(f"engine provider `{provider_id}` is not registered")
         if not engine.contract_version.satisfies(required_version):
-            raise invalid(f"engine provider `{provider_id}` does not satisfy version {required_version}")
+            raise invalid_plan(f"engine provider `{provider_id}` does not satisfy version {required_version}")
         return engine
 
     def weight_materializer(self, materializer_id: WeightMaterializerId) -> WeightMaterializerDescriptor:
         found = self.weight_materializers.get(materializer_id)
         if found is None:
-            raise invalid(f"weight materializer `{materializer_id}` is not registered in the capability catalog")
+            raise invalid_plan(f"weight materializer `{materializer_id}` is not registered in the capability catalog")
         return found
 
     def with_weight_materializer_descriptors(
@@ -293,8 +292,8 @@ def _from_maps(
     provider_rows = 0  # c
     for entries in providers.values():
         provider_rows += len(entries)
-        if provider_rows > _USIZE_MAX:
-            raise invalid("operation provider row count overflows")
+        if provider_rows > USIZE_MAX:
+            raise invalid_plan("operation provider row count overflows")
     if (  # d
         not operations
         or not providers
@@ -303,9 +302,9 @@ def _from_maps(
         or provider_rows > MAX_OPERATION_PROVIDER_ROWS
         or len(engines) > MAX_ENGINE_PROVIDER_ROWS
     ):
-        raise invalid("capability catalog is empty or exceeds its row limits")
+        raise invalid_plan("capability catalog is empty or exceeds its row limits")
     if set(operations) != set(providers):  # e
-        raise invalid("capability catalog operations and provider entries differ")
+        raise invalid_plan("capability catalog operations and provider entries differ")
     device_id = device.id.value
 
     def unsupported(operation_id: OperationId, reason: str) -> UnsupportedOperation:
@@ -314,7 +313,7 @@ def _from_maps(
     for operation_id in sorted(operations):  # f
         operation = operations[operation_id]
         if operation.id != operation_id:
-            raise invalid(f"operation key `{operation_id}` does not match descriptor `{operation.id}`")
+            raise invalid_plan(f"operation key `{operation_id}` does not match descriptor `{operation.id}`")
         operation.validate()
         if not operation.provider.required_capabilities <= device.capabilities:
             raise unsupported(operation_id, "device lacks capabilities the operation requires")
@@ -351,11 +350,11 @@ def _from_maps(
     for provider_id in sorted(engines):  # i
         engine = engines[provider_id]
         if engine.provider_id != provider_id:
-            raise invalid(f"engine key `{provider_id}` does not match descriptor `{engine.provider_id}`")
+            raise invalid_plan(f"engine key `{provider_id}` does not match descriptor `{engine.provider_id}`")
         if engine.device_id != device.id:
-            raise invalid(f"engine provider `{provider_id}` targets another device")
+            raise invalid_plan(f"engine provider `{provider_id}` targets another device")
         if not engine.capabilities <= device.capabilities:
-            raise invalid(f"engine provider `{provider_id}` claims capabilities beyond the device")
+            raise invalid_plan(f"engine provider `{provider_id}` claims capabilities beyond the device")
     return sorted_lists
 
 

@@ -14,9 +14,9 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from reference.catalog._common import identity_set_from_wire, identity_set_to_wire, invalid
+from reference.catalog._common import identity_set_from_wire, identity_set_to_wire
 from reference.catalog.execution_semantics import ProviderExecutionSemantics
-from reference.errors import IncompatibleOperationVersion, UnsupportedOperation
+from reference.errors import IncompatibleOperationVersion, UnsupportedOperation, invalid_plan
 from reference.ids import (
     CapabilityId,
     DeviceId,
@@ -56,7 +56,7 @@ class ProviderCompatibilityRequest:
 
     def __post_init__(self) -> None:
         if self.required_version.major == 0:
-            raise invalid(f"compatibility request for `{self.operation_id}` has a zero major version")
+            raise invalid_plan(f"compatibility request for `{self.operation_id}` has a zero major version")
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -162,7 +162,7 @@ class ProviderCompatibilityReport:
             or not (compatible or rejected)
             or any(not r.reasons for r in self.rejected)
         ):
-            raise invalid("provider compatibility report has an invalid shape")
+            raise invalid_plan("provider compatibility report has an invalid shape")
 
     def to_wire(self) -> dict[str, Any]:
         return {

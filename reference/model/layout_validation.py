@@ -13,7 +13,7 @@ import numpy as np
 
 from reference.errors import InvalidModelConfig
 from reference.ids import WeightId
-from reference.model.arith import ceil_div, checked_add, checked_mul, checked_product, round_up
+from reference.ints import ceil_div, checked_add, checked_mul, checked_product, checked_round_up
 from reference.model.element import FLOAT_TYPES, INDEX_TYPES, NARROW_INDEX_TYPES, ElementType
 from reference.model.weight_encoding import (
     BlockQuantized,
@@ -112,7 +112,7 @@ class LayoutValidator:
         return padded
 
     def grouped(self, shape: Shape, padding: PhysicalWeightPadding, axis: int, group: int) -> Shape:
-        rounded = round_up(shape[axis], group)
+        rounded = checked_round_up(shape[axis], group)
         if rounded is None:
             self.fail("group padding is not computable")
         padded = padding.padded_dimensions
@@ -161,7 +161,7 @@ class LayoutValidator:
         padded = self.resolve_padding(shape, storage.padding)
         minimal: list[int] = []
         for extent, size in zip(shape, tile, strict=True):
-            rounded = round_up(extent, size)
+            rounded = checked_round_up(extent, size)
             if rounded is None:
                 self.fail("tile padding is not computable")
             minimal.append(rounded)

@@ -9,7 +9,7 @@ from typing import Any, Final
 from reference.canonical import JsonValue, is_canonical_sha256
 from reference.errors import InvalidExecutionPlan, InvalidModelConfig
 from reference.ids import TokenizerId
-from reference.model.widths import check_u32, check_u64
+from reference.ints import check_uint
 from reference.model.wirekit import Fields, reraise
 from reference.wire import read_enum, read_list, read_uint
 
@@ -132,10 +132,10 @@ class SpecialTokenMetadata:
 
     def __post_init__(self) -> None:
         if self.bos_token_id is not None:
-            check_u32(self.bos_token_id, "bos_token_id")
+            check_uint(self.bos_token_id, 32, "bos_token_id")
         if self.pad_token_id is not None:
-            check_u32(self.pad_token_id, "pad_token_id")
-        object.__setattr__(self, "eos_token_ids", tuple(sorted({check_u32(t, "eos") for t in self.eos_token_ids})))
+            check_uint(self.pad_token_id, 32, "pad_token_id")
+        object.__setattr__(self, "eos_token_ids", tuple(sorted({check_uint(t, 32, "eos") for t in self.eos_token_ids})))
 
     def to_wire(self) -> JsonValue:
         return {
@@ -204,7 +204,7 @@ class TokenizerDescriptor:
     vocabulary_size: int
 
     def __post_init__(self) -> None:
-        check_u64(self.vocabulary_size, "vocabulary_size")
+        check_uint(self.vocabulary_size, 64, "vocabulary_size")
 
     def to_wire(self) -> JsonValue:
         return {

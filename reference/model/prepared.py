@@ -14,6 +14,7 @@ from typing import Any, Final
 from reference.canonical import JsonValue, canonical_json, direct_bytes, direct_fingerprint, loads_strict
 from reference.errors import InvalidModelConfig, Serialization
 from reference.ids import ExternalModelMetadataId, ModelFamilyId
+from reference.ints import I64_MIN, U64_MAX
 from reference.model.config import config_fingerprint, json_equal
 from reference.model.metadata import ModelSemanticMetadata, validate_metadata
 from reference.model.numerical import NumericalExecutionProfile
@@ -173,7 +174,7 @@ def _parse_last_wins(data: bytes) -> JsonValue:
 
     def parse_int(text: str) -> int:
         value = int(text)
-        if text == "-0" or not -(2**63) <= value <= 2**64 - 1:
+        if text == "-0" or not I64_MIN <= value <= U64_MAX:
             raise ValueError(f"integer {text} is outside the JSON number range")
         return value
 

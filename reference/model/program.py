@@ -17,10 +17,10 @@ from typing import Any, Final
 from reference.canonical import JsonValue, direct_fingerprint
 from reference.errors import InvalidExecutionPlan, InvalidModelConfig, Serialization
 from reference.ids import AttributeId, ModelFamilyId, NodeId, OperationId, ProgramValueId, StateId, WeightId
+from reference.ints import check_uint
 from reference.model.semantic_value import SemanticValue
 from reference.model.state import STATE_CHECKPOINT_CONTRACT_VERSION, StateSpec
 from reference.model.tensor import ProgramTensorSpec
-from reference.model.widths import check_u32
 from reference.model.wirekit import Fields, read_identity, read_tagged_enum, reraise
 from reference.versions import ContractVersion
 from reference.wire import read_list
@@ -78,7 +78,7 @@ class ProgramNodeWorkSpec:
     axis: int = 0
 
     def __post_init__(self) -> None:
-        check_u32(self.axis, "axis")
+        check_uint(self.axis, 32, "axis")
 
     @classmethod
     def fixed(cls) -> ProgramNodeWorkSpec:

@@ -15,9 +15,8 @@ from typing import Any, Final
 from reference.canonical import JsonValue
 from reference.errors import InvalidExecutionPlan, Serialization
 from reference.ids import ProgramValueId, StateId
-from reference.model.arith import checked_mul
+from reference.ints import check_uint, checked_mul
 from reference.model.tensor import ProgramTensorSpec
-from reference.model.widths import check_u64
 from reference.model.wirekit import Fields, read_tagged_enum, reraise
 from reference.versions import ContractVersion
 from reference.wire import read_enum
@@ -68,8 +67,8 @@ class StateCapacityDemand:
         if (self.bytes_per_token is None) != (self.maximum_tokens is None):
             raise ValueError("token_scaled needs both bytes_per_token and maximum_tokens")
         if self.bytes_per_token is not None:
-            check_u64(self.bytes_per_token, "bytes_per_token")
-            check_u64(self.maximum_tokens, "maximum_tokens")
+            check_uint(self.bytes_per_token, 64, "bytes_per_token")
+            check_uint(self.maximum_tokens, 64, "maximum_tokens")
 
     @classmethod
     def fixed_per_scope(cls) -> StateCapacityDemand:

@@ -12,9 +12,8 @@ from typing import Any
 
 from reference.canonical import JsonValue
 from reference.errors import InvalidExecutionPlan
-from reference.model.arith import checked_mul, checked_product, round_up
+from reference.ints import check_uints, checked_mul, checked_product, checked_round_up
 from reference.model.element import ElementType
-from reference.model.widths import u32s, u64s
 from reference.model.wirekit import Fields, read_tagged_enum, read_u32_list, read_u64_list
 
 __all__ = [
@@ -37,7 +36,9 @@ class BlockedTensorPadding:
 
     def __post_init__(self) -> None:
         if self.physical_dimensions is not None:
-            object.__setattr__(self, "physical_dimensions", u64s(self.physical_dimensions, "physical_dimensions"))
+            object.__setattr__(
+                self, "physical_dimensions", check_uints(self.physical_dimensions, 64, "physical_dimensions")
+            )
 
     def to_wire(self) -> JsonValue:
         if self.physical_dimensions is None:
@@ -68,7 +69,7 @@ class StridedLayout:
     byte_strides: tuple[int, ...]
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "byte_strides", u64s(self.byte_strides, "byte_strides"))
+        object.__setattr__(self, "byte_strides", check_uints(self.byte_strides, 64, "byte_strides"))
 
     def to_wire(self) -> JsonValue:
         return {"strided": {"byte_strides": list(self.byte_strides)}}
@@ -83,8 +84,8 @@ class BlockedLayout:
     padding: BlockedTensorPadding = BlockedTensorPadding()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "block", u64s(self.block, "block"))
-        object.__setattr__(self, "axis_order", u32s(self.axis_order, "axis_order"))
+        object.__setattr__(self, "block", check_uints(self.block, 64, "block"))
+        object.__setattr__(self, "axis_order", check_uints(self.axis_order, 32, "axis_order"))
 
     def to_wire(self) -> JsonValue:
         return {
@@ -143,7 +144,7 @@ def validate_resolved_tensor(
                 return "zero-fill physical dimensions must match the tensor rank"
             padded: list[int] = []
             for d, b in zip(dimensions, layout.block, strict=True):
-                rounded = round_up(d, b)
+                rounded = checked_round_up(d, b)
                 if rounded is None:
                     return "blocked padding overflows u64"
                 padded.append(rounded)
@@ -167,7 +168,7 @@ class ProgramTensorSpec:
     layout: ResolvedTensorLayout = ContiguousLayout()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "dimensions", u64s(self.dimensions, "dimensions"))
+        object.__setattr__(self, "dimensions", check_uints(self.dimensions, 64, "dimensions"))
         if not isinstance(self.element_type, ElementType):
             raise ValueError(f"element_type must be an ElementType, got {self.element_type!r}")
 

@@ -14,10 +14,9 @@ from typing import Any
 from reference.canonical import JsonValue
 from reference.errors import InvalidExecutionPlan, Serialization
 from reference.ids import QuantizationFormatId, WeightId
-from reference.model.arith import checked_mul, checked_product
+from reference.ints import check_bool, check_uint, check_uints, checked_mul, checked_product, fits_uint
 from reference.model.element import FLOAT_TYPES, NARROW_INDEX_TYPES, ElementType
 from reference.model.semantic_value import CanonicalRational
-from reference.model.widths import check_bool, check_u8, check_u32, check_u64, u64s
 from reference.model.wirekit import Fields, read_tagged_enum
 from reference.wire import read_enum, read_list, read_str, read_uint
 
@@ -71,7 +70,7 @@ class QuantizationGrouping:
 
     def __post_init__(self) -> None:
         if self.kind == "fixed":
-            check_u32(self.size, "size")
+            check_uint(self.size, 32, "size")
             if self.block_shape is not None:
                 raise ValueError("fixed grouping has no block_shape")
         elif self.kind == "whole_axis":
@@ -79,7 +78,7 @@ class QuantizationGrouping:
                 raise ValueError("whole_axis grouping has no fields")
         elif self.kind == "block2d":
             shape = tuple(self.block_shape or ())
-            if len(shape) != 2 or any(type(v) is not int or not 1 <= v <= 2**32 - 1 for v in shape):
+            if len(shape) != 2 or not all(fits_uint(v, 32) and v > 0 for v in shape):
                 raise ValueError("block2d block_shape must be two non-zero u32 values")
             object.__setattr__(self, "block_shape", (shape[0], shape[1]))
         else:
@@ -156,7 +155,7 @@ class QuantizationSpec:
     zero_point_type: ElementType | None = None
 
     def __post_init__(self) -> None:
-        check_u8(self.bits_per_weight, "bits_per_weight")
+        check_uint(self.bits_per_weight, 8, "bits_per_weight")
 
     def validate(self) -> None:
         """bits 1..=8, valid grouping, float scale type, integer zero-point type (bare ``InvalidExecutionPlan``)."""
@@ -213,8 +212,8 @@ class BlockQuantizationSpec:
     bytes_per_block: int
 
     def __post_init__(self) -> None:
-        check_u64(self.logical_values_per_block, "logical_values_per_block")
-        check_u64(self.bytes_per_block, "bytes_per_block")
+        check_uint(self.logical_values_per_block, 64, "logical_values_per_block")
+        check_uint(self.bytes_per_block, 64, "bytes_per_block")
 
     def validate(self) -> None:
         if self.logical_values_per_block == 0 or self.bytes_per_block == 0:
@@ -343,7 +342,7 @@ class WeightComponentSpec:
         if not all(isinstance(n, str) for n in names):
             raise ValueError("external_names must be strings")
         object.__setattr__(self, "external_names", names)
-        object.__setattr__(self, "dimensions", u64s(self.dimensions, "dimensions"))
+        object.__setattr__(self, "dimensions", check_uints(self.dimensions, 64, "dimensions"))
         check_bool(self.required, "required")
 
     def dense_element_type(self) -> ElementType | None:

@@ -14,7 +14,7 @@ from typing import Any, Final
 from reference.canonical import JsonValue
 from reference.errors import Serialization
 from reference.ids import WeightId
-from reference.model.widths import check_u32, check_u64, u32s, u64s
+from reference.ints import check_uint, check_uints
 from reference.model.wirekit import Fields, read_tagged_enum, read_u32_list
 from reference.wire import read_list, read_uint
 
@@ -59,7 +59,7 @@ class PhysicalWeightPadding:
 
     def __post_init__(self) -> None:
         if self.padded_dimensions is not None:
-            object.__setattr__(self, "padded_dimensions", u64s(self.padded_dimensions, "padded_dimensions"))
+            object.__setattr__(self, "padded_dimensions", check_uints(self.padded_dimensions, 64, "padded_dimensions"))
 
     def to_wire(self) -> JsonValue:
         if self.padded_dimensions is None:
@@ -94,7 +94,9 @@ class StridedStorage:
     padding: PhysicalWeightPadding = EXACT
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "strides_in_elements", u64s(self.strides_in_elements, "strides_in_elements"))
+        object.__setattr__(
+            self, "strides_in_elements", check_uints(self.strides_in_elements, 64, "strides_in_elements")
+        )
 
     def to_wire(self) -> JsonValue:
         return {"strided": {"strides_in_elements": list(self.strides_in_elements), "padding": self.padding.to_wire()}}
@@ -110,10 +112,10 @@ class TiledStorage:
     padding: PhysicalWeightPadding = EXACT
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "tile_shape", u64s(self.tile_shape, "tile_shape"))
-        object.__setattr__(self, "axis_order", u32s(self.axis_order, "axis_order"))
+        object.__setattr__(self, "tile_shape", check_uints(self.tile_shape, 64, "tile_shape"))
+        object.__setattr__(self, "axis_order", check_uints(self.axis_order, 32, "axis_order"))
         object.__setattr__(
-            self, "tile_strides_in_elements", u64s(self.tile_strides_in_elements, "tile_strides_in_elements")
+            self, "tile_strides_in_elements", check_uints(self.tile_strides_in_elements, 64, "tile_strides_in_elements")
         )
 
     def to_wire(self) -> JsonValue:
@@ -186,7 +188,7 @@ class AxisWeightComponent:
     axis: int
 
     def __post_init__(self) -> None:
-        check_u32(self.axis, "axis")
+        check_uint(self.axis, 32, "axis")
 
     def to_wire(self) -> JsonValue:
         return {"component": self.component.to_wire(), "axis": self.axis}
@@ -226,8 +228,8 @@ class CompositeWeightPart:
     extents: tuple[int, ...]
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "logical_offsets", u64s(self.logical_offsets, "logical_offsets"))
-        object.__setattr__(self, "extents", u64s(self.extents, "extents"))
+        object.__setattr__(self, "logical_offsets", check_uints(self.logical_offsets, 64, "logical_offsets"))
+        object.__setattr__(self, "extents", check_uints(self.extents, 64, "extents"))
 
     def to_wire(self) -> JsonValue:
         return {
@@ -266,14 +268,14 @@ class QuantizedLayout:
     group_padding: PhysicalWeightPadding = EXACT
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "packed_dimensions", u64s(self.packed_dimensions, "packed_dimensions"))
+        object.__setattr__(self, "packed_dimensions", check_uints(self.packed_dimensions, 64, "packed_dimensions"))
         if self.zero_point_packed_dimensions is not None:
             object.__setattr__(
                 self,
                 "zero_point_packed_dimensions",
-                u64s(self.zero_point_packed_dimensions, "zero_point_packed_dimensions"),
+                check_uints(self.zero_point_packed_dimensions, 64, "zero_point_packed_dimensions"),
             )
-        check_u32(self.group_axis, "group_axis")
+        check_uint(self.group_axis, 32, "group_axis")
 
     def to_wire(self) -> JsonValue:
         def opt(value: PhysicalWeightComponentBinding | AxisWeightComponent | None) -> JsonValue:
@@ -306,8 +308,8 @@ class QuantizedBlockGridLayout:
     block_axes: tuple[int, int]
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "packed_dimensions", u64s(self.packed_dimensions, "packed_dimensions"))
-        axes = u32s(self.block_axes, "block_axes")
+        object.__setattr__(self, "packed_dimensions", check_uints(self.packed_dimensions, 64, "packed_dimensions"))
+        axes = check_uints(self.block_axes, 32, "block_axes")
         if len(axes) != 2:
             raise ValueError("block_axes must hold exactly two axes")
         object.__setattr__(self, "block_axes", (axes[0], axes[1]))
@@ -332,7 +334,7 @@ class BlockQuantizedLayout:
     block_padding: PhysicalWeightPadding = EXACT
 
     def __post_init__(self) -> None:
-        check_u32(self.block_axis, "block_axis")
+        check_uint(self.block_axis, 32, "block_axis")
 
     def to_wire(self) -> JsonValue:
         return {
@@ -356,11 +358,11 @@ class AxisReshapePermutationLayout:
     stored_axis_order: tuple[int, ...]
 
     def __post_init__(self) -> None:
-        check_u32(self.axis, "axis")
-        check_u64(self.logical_offset, "logical_offset")
-        check_u64(self.extent, "extent")
-        object.__setattr__(self, "reshape", u64s(self.reshape, "reshape"))
-        object.__setattr__(self, "stored_axis_order", u32s(self.stored_axis_order, "stored_axis_order"))
+        check_uint(self.axis, 32, "axis")
+        check_uint(self.logical_offset, 64, "logical_offset")
+        check_uint(self.extent, 64, "extent")
+        object.__setattr__(self, "reshape", check_uints(self.reshape, 64, "reshape"))
+        object.__setattr__(self, "stored_axis_order", check_uints(self.stored_axis_order, 32, "stored_axis_order"))
 
     def to_wire(self) -> JsonValue:
         return {
@@ -384,7 +386,7 @@ class IndexedLayout:
     source_axis_extent: int
 
     def __post_init__(self) -> None:
-        check_u64(self.source_axis_extent, "source_axis_extent")
+        check_uint(self.source_axis_extent, 64, "source_axis_extent")
 
     def to_wire(self) -> JsonValue:
         return {
@@ -405,7 +407,7 @@ class ExpertStackLayout:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "experts", tuple(self.experts))
-        check_u32(self.expert_axis, "expert_axis")
+        check_uint(self.expert_axis, 32, "expert_axis")
 
     def to_wire(self) -> JsonValue:
         return {"expert_stack": {"experts": [e.to_wire() for e in self.experts], "expert_axis": self.expert_axis}}

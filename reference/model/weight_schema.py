@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from reference.canonical import JsonValue, direct_fingerprint
 from reference.errors import InvalidExecutionPlan, InvalidModelConfig, UnknownWeightLayout
 from reference.ids import QuantizationFormatId, WeightFormatId, WeightId, WeightLayoutId
-from reference.model.arith import checked_add, checked_mul, checked_product, rust_trim
+from reference.ints import check_bool, check_uints, checked_add, checked_mul, checked_product, rust_trim
 from reference.model.element import FLOAT_TYPES, NARROW_INDEX_TYPES, SCALE_TYPES, ElementType
 from reference.model.layout_validation import LayoutValidator
 from reference.model.weight_encoding import (
@@ -35,7 +35,6 @@ from reference.model.weight_layout import (
     normalize_layout,
     physical_component_id_set,
 )
-from reference.model.widths import check_bool, u64s
 from reference.model.wirekit import Fields
 from reference.versions import ContractVersion
 
@@ -56,7 +55,7 @@ class WeightTensorSpec:
     required: bool = True
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "dimensions", u64s(self.dimensions, "dimensions"))
+        object.__setattr__(self, "dimensions", check_uints(self.dimensions, 64, "dimensions"))
         check_bool(self.required, "required")
 
     def logical_elements(self) -> int:

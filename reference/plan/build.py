@@ -16,12 +16,11 @@ from dataclasses import dataclass, field
 from reference.catalog.catalog import CapabilityCatalog
 from reference.catalog.operation import OperationDescriptor
 from reference.catalog.provider import OperationProviderDescriptor
-from reference.errors import IncompatibleOperationVersion
+from reference.errors import IncompatibleOperationVersion, invalid_plan
 from reference.ids import PLAN_ID_PLACEHOLDER, NodeId, OperationId, PlanId, ProgramValueId, plan_id_for_hash
 from reference.model.prepared import PreparedModelFamily
 from reference.model.program import ProgramNode
 from reference.model.weight_schema import WeightSchema
-from reference.plan._util import invalid
 from reference.plan.adapter import memory_plan_input
 from reference.plan.aliasing import (
     CanonicalValueBinding,
@@ -136,7 +135,7 @@ def build_node(
     selection.validate_evidence()
     chosen.validate_shape()  # 12
     if chosen.provider_id != selection.selected_provider:
-        raise invalid(f"node `{node.id}` resource plan belongs to another provider")
+        raise invalid_plan(f"node `{node.id}` resource plan belongs to another provider")
     selected = _catalog_provider(catalog, node, chosen)  # 13
     validate_resource_contract(operation, chosen)  # 14
     _check_input_fingerprint(ctx, operation, node, resolution, chosen)  # 15
@@ -178,13 +177,13 @@ def _catalog_provider(
         None,
     )
     if selected is None:
-        raise invalid(f"selected provider `{chosen.provider_id}` is not in the catalog for node `{node.id}`")
+        raise invalid_plan(f"selected provider `{chosen.provider_id}` is not in the catalog for node `{node.id}`")
     if (
         chosen.estimator_id != selected.resource_estimator_id
         or chosen.estimator_version != selected.resource_estimator_version
         or chosen.estimator_implementation_fingerprint != selected.resource_estimator_implementation_fingerprint
     ):
-        raise invalid(f"node `{node.id}` estimate does not come from the selected provider's estimator")
+        raise invalid_plan(f"node `{node.id}` estimate does not come from the selected provider's estimator")
     return selected
 
 
@@ -212,14 +211,14 @@ def _check_input_fingerprint(
         required_quantization_formats=quantization_formats,
     )
     if chosen.estimator_input_fingerprint != expected:
-        raise invalid(f"node `{node.id}` estimate input fingerprint differs from its resolution")
+        raise invalid_plan(f"node `{node.id}` estimate input fingerprint differs from its resolution")
 
 
 def _index_resolutions(resolutions: Sequence[PlanNodeResolution]) -> dict[NodeId, PlanNodeResolution]:
     by_node: dict[NodeId, PlanNodeResolution] = {}
     for resolution in resolutions:
         if resolution.node_id() in by_node:
-            raise invalid(f"node `{resolution.node_id()}` has two resolutions")
+            raise invalid_plan(f"node `{resolution.node_id()}` has two resolutions")
         by_node[resolution.node_id()] = resolution
     return by_node
 
@@ -231,10 +230,10 @@ def build_plan(request: PlanBuildRequest) -> ExecutionPlan:
     view = policy_for_resolution(policy)  # 1-3
     resolutions = request.node_resolutions
     if not resolutions:  # 4
-        raise invalid("execution plan has no node resolutions")
+        raise invalid_plan("execution plan has no node resolutions")
     authority = resolutions[0].registry_authority()
     if any(r.registry_authority() != authority for r in resolutions):
-        raise invalid("node resolutions come from different operation registries")
+        raise invalid_plan("node resolutions come from different operation registries")
     check_capacity_gate(view, device.total_memory_bytes)  # 5
     trusted = request.trusted_weights()  # 6
     trusted.validate_against_catalog(family, catalog)
@@ -251,7 +250,7 @@ def build_plan(request: PlanBuildRequest) -> ExecutionPlan:
     for node in program_nodes:
         resolution = by_node.get(node.id)
         if resolution is None:
-            raise invalid(f"program node `{node.id}` has no resolution")
+            raise invalid_plan(f"program node `{node.id}` has no resolution")
         candidate_sets.append(node_candidates(catalog, view, node, resolution))
     chosen, profiles = solve([n.id for n in program_nodes], candidate_sets, view.dynamic_storage_profile_order)
     producers: dict[ProgramValueId, NodeId] = {}  # 11
@@ -280,9 +279,9 @@ def build_plan(request: PlanBuildRequest) -> ExecutionPlan:
         rejection = storage_rejection(node, resolution, candidate_sets[index], chosen[index], profiles)
         nodes.append(build_node(ctx, index, node, resolution, chosen[index], rejection))
     if by_node:  # 13
-        raise invalid(f"resolution for `{sorted(by_node)[0]}` names no program node")
+        raise invalid_plan(f"resolution for `{sorted(by_node)[0]}` names no program node")
     if len(chosen) != len(nodes):
-        raise invalid("joint selection produced resources for unknown nodes")
+        raise invalid_plan("joint selection produced resources for unknown nodes")
     validate_semantic_coverage(program, ctx.bound)  # 14
     validate_global_storage_aliasing(((n.values, n.exact_aliases) for n in nodes), ctx.canonical)  # 15
     retained = resolve_retained_values(  # 16

@@ -23,9 +23,8 @@ from typing import Final
 
 from reference.canonical import canonical_bytes
 from reference.catalog.catalog import CapabilityCatalog
-from reference.errors import PlanHashMismatch
+from reference.errors import PlanHashMismatch, invalid_plan
 from reference.model.prepared import PreparedModelFamily
-from reference.plan._util import invalid
 from reference.plan.decode import UnvalidatedExecutionPlan, check_plan_schema, decode_untrusted
 from reference.plan.execution_plan import ExecutionPlan
 from reference.plan.request import CompletionRetentionSpec, PlanBuildRequest
@@ -72,7 +71,7 @@ def compare_with_rebuild(unvalidated: UnvalidatedExecutionPlan, rebuilt: Executi
     untrusted = canonical_bytes(unvalidated.payload.to_wire(), context=_UNTRUSTED_CONTEXT, trusted=True)
     trusted = canonical_bytes(rebuilt.payload.to_wire(), context=_REBUILT_CONTEXT, trusted=True)
     if untrusted != trusted:
-        raise invalid(DIFFERS_FROM_REBUILD)
+        raise invalid_plan(DIFFERS_FROM_REBUILD)
     if rebuilt.plan_hash != unvalidated.plan_hash:
         raise PlanHashMismatch(expected=rebuilt.plan_hash.value, actual=unvalidated.plan_hash.value)
     return rebuilt
@@ -142,6 +141,6 @@ def validate_against(
         execution_weights=plan.trusted_execution_weights(),
     )
     if rebuilt.registry_authority() != plan.registry_authority():
-        raise invalid("execution plan belongs to a different operation runtime registry")
+        raise invalid_plan("execution plan belongs to a different operation runtime registry")
     if rebuilt != plan:
-        raise invalid("execution plan is not identical to its semantic rebuild")
+        raise invalid_plan("execution plan is not identical to its semantic rebuild")

@@ -6,7 +6,6 @@ raw estimate / trusted ``ProviderResourcePlan``, rejection reasons,
 ``PlanNodeResolution.resolve`` and the seed's reference estimators.
 """
 
-from reference.resolution._arith import align_up
 from reference.resolution.binding import ResolvedValueBinding, validate_resolved_weight_storage
 from reference.resolution.estimate import (
     ESTIMATOR_INPUT_FINGERPRINT_CONTEXT,
@@ -71,6 +70,7 @@ from reference.resolution.workspace import (
     ProviderWorkspaceRequirement,
     ProviderWorkspaceReusePolicy,
     ProviderWorkspaceScope,
+    align_up,
 )
 
 __all__ = [

@@ -13,6 +13,7 @@ import schemas
 from reference.catalog import DynamicStorageRequirement
 from reference.errors import Serialization
 from reference.fixtures.resolution import resource_work
+from reference.ints import U64_MAX
 from reference.resolution import (
     DynamicResourceShapeBucket,
     ProviderWorkspaceRequirement,
@@ -24,7 +25,6 @@ from reference.resolution import (
     WorkShape,
     align_up,
 )
-from reference.wire import U64_MAX
 from tests.resolution.helpers import raises_kind
 
 EP = "invalid_execution_plan"
