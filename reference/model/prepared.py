@@ -21,8 +21,7 @@ from reference.model.numerical import NumericalExecutionProfile
 from reference.model.program import ModelProgram
 from reference.model.registry import ModelFamilyRegistry, resolve, resolve_external
 from reference.model.weight_schema import WeightSchema
-from reference.model.wirekit import Fields
-from reference.wire import read_uint
+from reference.wire import WireObject, read_uint
 
 __all__ = [
     "MAX_PREPARED_MODEL_FAMILY_WIRE_BYTES",
@@ -200,7 +199,7 @@ class UnvalidatedPreparedModelFamily(_PreparedFields):
                 f"wire is {len(raw_bytes)} bytes; maximum is {MAX_PREPARED_MODEL_FAMILY_WIRE_BYTES}",
             )
         raw = _parse_last_wins(raw_bytes)
-        f = Fields(raw, _FIELDS, deny=True, type_name="PreparedModelFamily", context=DECODE_CONTEXT, path="$")
+        f = WireObject(raw, _FIELDS, type_name="PreparedModelFamily", context=DECODE_CONTEXT, path="$")
         decoded = cls(
             read_uint(raw["wire_version"], bits=32, context=DECODE_CONTEXT, path="$.wire_version"),
             f.identity("family_id", ModelFamilyId),

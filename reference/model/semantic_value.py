@@ -10,8 +10,16 @@ from typing import Any, Final
 from reference.canonical import JsonValue
 from reference.errors import InvalidExecutionPlan
 from reference.ints import U64_MAX, check_bool, check_i64, check_uint, fits_i64
-from reference.model.wirekit import Fields, read_tagged_enum, reraise
-from reference.wire import read_bool, read_i64, read_list, read_str, read_uint
+from reference.wire import (
+    WireObject,
+    decode_with,
+    read_bool,
+    read_i64,
+    read_list,
+    read_str,
+    read_tagged_enum,
+    read_uint,
+)
 
 __all__ = ["SEMANTIC_VALUE_KINDS", "CanonicalRational", "SemanticValue"]
 
@@ -43,11 +51,9 @@ class CanonicalRational:
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> CanonicalRational:
         """Strict decode (deny_unknown_fields); non-reduced input is normalized."""
-        f = Fields(
-            raw, ("numerator", "denominator"), deny=True, type_name="CanonicalRational", context=context, path=path
-        )
+        f = WireObject(raw, ("numerator", "denominator"), type_name="CanonicalRational", context=context, path=path)
         numerator, denominator = f.i64("numerator"), f.u64("denominator")
-        return reraise(context, path, lambda: cls(numerator, denominator))
+        return decode_with(lambda: cls(numerator, denominator), context=context, path=path, argument_errors=False)
 
     @classmethod
     def parse(cls, text: str) -> CanonicalRational:

@@ -14,7 +14,7 @@ from reference.canonical import JsonValue
 from reference.errors import InvalidExecutionPlan
 from reference.ints import check_uints, checked_mul, checked_product, checked_round_up
 from reference.model.element import ElementType
-from reference.model.wirekit import Fields, read_tagged_enum, read_u32_list, read_u64_list
+from reference.wire import WireObject, read_tagged_enum, read_uints
 
 __all__ = [
     "BlockedLayout",
@@ -50,8 +50,10 @@ class BlockedTensorPadding:
         tag, content = read_tagged_enum(raw, ("exact",), ("zero_fill",), context=context, path=path)
         if tag == "exact":
             return cls(None)
-        f = Fields(content, ("physical_dimensions",), deny=False, type_name="zero_fill", context=context, path=path)
-        return cls(f.u64_list("physical_dimensions"))
+        f = WireObject(
+            content, ("physical_dimensions",), lenient=True, type_name="zero_fill", context=context, path=path
+        )
+        return cls(f.uints("physical_dimensions", 64))
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,12 +108,14 @@ def decode_tensor_layout(raw: Any, context: str, path: str) -> ResolvedTensorLay
     if tag == "contiguous":
         return ContiguousLayout()
     if tag == "strided":
-        f = Fields(content, ("byte_strides",), deny=False, type_name="strided", context=context, path=path)
-        return StridedLayout(f.u64_list("byte_strides"))
-    f = Fields(content, ("block", "axis_order", "padding"), deny=False, type_name="blocked", context=context, path=path)
+        f = WireObject(content, ("byte_strides",), lenient=True, type_name="strided", context=context, path=path)
+        return StridedLayout(f.uints("byte_strides", 64))
+    f = WireObject(
+        content, ("block", "axis_order", "padding"), lenient=True, type_name="blocked", context=context, path=path
+    )
     return BlockedLayout(
-        read_u64_list(f.raw["block"], context=context, path=f.at("block")),
-        read_u32_list(f.raw["axis_order"], context=context, path=f.at("axis_order")),
+        read_uints(f.raw("block"), bits=64, context=context, path=f.at("block")),
+        read_uints(f.raw("axis_order"), bits=32, context=context, path=f.at("axis_order")),
         f.nested("padding", BlockedTensorPadding.from_wire),
     )
 
@@ -196,16 +200,16 @@ class ProgramTensorSpec:
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> ProgramTensorSpec:
         """Structural decode only (unknown keys ignored, no validation)."""
-        f = Fields(
+        f = WireObject(
             raw,
             ("dimensions", "element_type", "layout"),
-            deny=False,
+            lenient=True,
             type_name="ProgramTensorSpec",
             context=context,
             path=path,
         )
         return cls(
-            f.u64_list("dimensions"),
-            ElementType.from_wire(f.raw["element_type"], context=context, path=f.at("element_type")),
+            f.uints("dimensions", 64),
+            ElementType.from_wire(f.raw("element_type"), context=context, path=f.at("element_type")),
             f.nested("layout", decode_tensor_layout),
         )

@@ -17,8 +17,7 @@ from reference.ids import QuantizationFormatId, WeightId
 from reference.ints import check_bool, check_uint, check_uints, checked_mul, checked_product, fits_uint
 from reference.model.element import FLOAT_TYPES, NARROW_INDEX_TYPES, ElementType
 from reference.model.semantic_value import CanonicalRational
-from reference.model.wirekit import Fields, read_tagged_enum
-from reference.wire import read_enum, read_list, read_str, read_uint
+from reference.wire import WireObject, read_enum, read_list, read_str, read_tagged_enum, read_uint
 
 __all__ = [
     "BlockQuantizationSpec",
@@ -127,12 +126,12 @@ class QuantizationGrouping:
             raise Serialization(context, f"{path}: quantization grouping needs a `kind` tag")
         kind = read_enum(raw["kind"], ("fixed", "whole_axis", "block2d"), context=context, path=f"{path}.kind")
         if kind == "fixed":
-            f = Fields(raw, ("size",), deny=False, type_name="fixed", context=context, path=path)
+            f = WireObject(raw, ("size",), lenient=True, type_name="fixed", context=context, path=path)
             return cls("fixed", size=f.u32("size"))
         if kind == "whole_axis":
             return cls("whole_axis")
-        f = Fields(raw, ("block_shape",), deny=False, type_name="block2d", context=context, path=path)
-        shape = read_list(f.raw["block_shape"], context=context, path=f.at("block_shape"))
+        f = WireObject(raw, ("block_shape",), lenient=True, type_name="block2d", context=context, path=path)
+        shape = read_list(f.raw("block_shape"), context=context, path=f.at("block_shape"))
         if len(shape) != 2:
             raise Serialization(context, f"{f.at('block_shape')}: expected an array of 2 non-zero u32")
         values = [
@@ -180,11 +179,11 @@ class QuantizationSpec:
 
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> QuantizationSpec:
-        f = Fields(
+        f = WireObject(
             raw,
             ("format_id", "bits_per_weight", "grouping", "packing", "scale_type"),
             ("zero_point_type",),
-            deny=False,
+            lenient=True,
             type_name="QuantizationSpec",
             context=context,
             path=path,
@@ -195,10 +194,10 @@ class QuantizationSpec:
             f.nested("grouping", QuantizationGrouping.from_wire),
             QuantizationPacking(
                 read_enum(
-                    f.raw["packing"], [p.value for p in QuantizationPacking], context=context, path=f.at("packing")
+                    f.raw("packing"), [p.value for p in QuantizationPacking], context=context, path=f.at("packing")
                 )
             ),
-            ElementType.from_wire(f.raw["scale_type"], context=context, path=f.at("scale_type")),
+            ElementType.from_wire(f.raw("scale_type"), context=context, path=f.at("scale_type")),
             f.optional("zero_point_type", lambda r, c, p: ElementType.from_wire(r, context=c, path=p)),
         )
 
@@ -228,10 +227,10 @@ class BlockQuantizationSpec:
 
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> BlockQuantizationSpec:
-        f = Fields(
+        f = WireObject(
             raw,
             ("format_id", "logical_values_per_block", "bytes_per_block"),
-            deny=False,
+            lenient=True,
             type_name="BlockQuantizationSpec",
             context=context,
             path=path,
@@ -292,19 +291,19 @@ def decode_weight_encoding(raw: Any, context: str, path: str = "$") -> WeightEnc
     )
     inner = f"{path}.{tag}"
     if tag == "dense":
-        f = Fields(content, ("element_type",), deny=False, type_name="dense", context=context, path=inner)
-        return Dense(ElementType.from_wire(f.raw["element_type"], context=context, path=f.at("element_type")))
+        f = WireObject(content, ("element_type",), lenient=True, type_name="dense", context=context, path=inner)
+        return Dense(ElementType.from_wire(f.raw("element_type"), context=context, path=f.at("element_type")))
     if tag == "dense_affine":
-        f = Fields(
+        f = WireObject(
             content,
             ("element_type", "scale", "bias"),
-            deny=False,
+            lenient=True,
             type_name="dense_affine",
             context=context,
             path=inner,
         )
         return DenseAffine(
-            ElementType.from_wire(f.raw["element_type"], context=context, path=f.at("element_type")),
+            ElementType.from_wire(f.raw("element_type"), context=context, path=f.at("element_type")),
             f.nested("scale", CanonicalRational.from_wire),
             f.nested("bias", CanonicalRational.from_wire),
         )
@@ -381,10 +380,10 @@ class WeightComponentSpec:
 
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> WeightComponentSpec:
-        f = Fields(
+        f = WireObject(
             raw,
             ("id", "role", "external_names", "dimensions", "encoding", "required"),
-            deny=False,
+            lenient=True,
             type_name="WeightComponentSpec",
             context=context,
             path=path,
@@ -393,10 +392,10 @@ class WeightComponentSpec:
         return cls(
             f.identity("id", WeightId),
             WeightComponentRole(
-                read_enum(f.raw["role"], [r.value for r in WeightComponentRole], context=context, path=f.at("role"))
+                read_enum(f.raw("role"), [r.value for r in WeightComponentRole], context=context, path=f.at("role"))
             ),
             tuple(read_str(n, context=context, path=f"{f.at('external_names')}[{i}]") for i, n in enumerate(names)),
-            f.u64_list("dimensions"),
+            f.uints("dimensions", 64),
             f.nested("encoding", decode_weight_encoding),
             f.boolean("required"),
         )
@@ -425,19 +424,19 @@ class PhysicalWeightComponentRef:
 
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> PhysicalWeightComponentRef:
-        f = Fields(
+        f = WireObject(
             raw,
             ("component_id", "physical_dimensions", "resource_bytes", "element_type"),
-            deny=False,
+            lenient=True,
             type_name="PhysicalWeightComponentRef",
             context=context,
             path=path,
         )
         return cls(
             f.identity("component_id", WeightId),
-            f.u64_list("physical_dimensions"),
+            f.uints("physical_dimensions", 64),
             f.u64("resource_bytes"),
-            ElementType.from_wire(f.raw["element_type"], context=context, path=f.at("element_type")),
+            ElementType.from_wire(f.raw("element_type"), context=context, path=f.at("element_type")),
         )
 
 

@@ -15,8 +15,7 @@ from reference.canonical import JsonValue
 from reference.errors import Serialization
 from reference.ids import WeightId
 from reference.ints import check_uint, check_uints
-from reference.model.wirekit import Fields, read_tagged_enum, read_u32_list
-from reference.wire import read_list, read_uint
+from reference.wire import WireObject, read_list, read_tagged_enum, read_uint, read_uints
 
 __all__ = [
     "MAX_PHYSICAL_WEIGHT_LAYOUT_DEPTH",
@@ -71,8 +70,8 @@ class PhysicalWeightPadding:
         tag, content = read_tagged_enum(raw, ("exact",), ("zero_fill",), context=context, path=path)
         if tag == "exact":
             return cls()
-        f = Fields(content, ("padded_dimensions",), deny=False, type_name="zero_fill", context=context, path=path)
-        return cls(f.u64_list("padded_dimensions"))
+        f = WireObject(content, ("padded_dimensions",), lenient=True, type_name="zero_fill", context=context, path=path)
+        return cls(f.uints("padded_dimensions", 64))
 
 
 EXACT: Final = PhysicalWeightPadding()
@@ -136,25 +135,25 @@ def decode_storage(raw: Any, context: str, path: str) -> PhysicalStorageLayout:
     tag, content = read_tagged_enum(raw, (), ("contiguous", "strided", "tiled"), context=context, path=path)
     inner = f"{path}.{tag}"
     if tag == "contiguous":
-        f = Fields(content, ("padding",), deny=False, type_name="contiguous", context=context, path=inner)
+        f = WireObject(content, ("padding",), lenient=True, type_name="contiguous", context=context, path=inner)
         return ContiguousStorage(f.nested("padding", PhysicalWeightPadding.from_wire))
     if tag == "strided":
-        f = Fields(
-            content, ("strides_in_elements", "padding"), deny=False, type_name="strided", context=context, path=inner
+        f = WireObject(
+            content, ("strides_in_elements", "padding"), lenient=True, type_name="strided", context=context, path=inner
         )
-        return StridedStorage(f.u64_list("strides_in_elements"), f.nested("padding", PhysicalWeightPadding.from_wire))
-    f = Fields(
+        return StridedStorage(f.uints("strides_in_elements", 64), f.nested("padding", PhysicalWeightPadding.from_wire))
+    f = WireObject(
         content,
         ("tile_shape", "axis_order", "tile_strides_in_elements", "padding"),
-        deny=False,
+        lenient=True,
         type_name="tiled",
         context=context,
         path=inner,
     )
     return TiledStorage(
-        f.u64_list("tile_shape"),
-        f.u32_list("axis_order"),
-        f.u64_list("tile_strides_in_elements"),
+        f.uints("tile_shape", 64),
+        f.uints("axis_order", 32),
+        f.uints("tile_strides_in_elements", 64),
         f.nested("padding", PhysicalWeightPadding.from_wire),
     )
 
@@ -171,10 +170,10 @@ class PhysicalWeightComponentBinding:
 
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> PhysicalWeightComponentBinding:
-        f = Fields(
+        f = WireObject(
             raw,
             ("component_id", "storage"),
-            deny=False,
+            lenient=True,
             type_name="PhysicalWeightComponentBinding",
             context=context,
             path=path,
@@ -195,7 +194,9 @@ class AxisWeightComponent:
 
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> AxisWeightComponent:
-        f = Fields(raw, ("component", "axis"), deny=False, type_name="AxisWeightComponent", context=context, path=path)
+        f = WireObject(
+            raw, ("component", "axis"), lenient=True, type_name="AxisWeightComponent", context=context, path=path
+        )
         return cls(f.nested("component", PhysicalWeightComponentBinding.from_wire), f.u32("axis"))
 
 
@@ -447,16 +448,16 @@ def _axis(raw: Any, context: str, path: str) -> AxisWeightComponent:
 
 
 def _part(raw: Any, context: str, path: str) -> CompositeWeightPart:
-    f = Fields(
+    f = WireObject(
         raw,
         ("layout", "logical_offsets", "extents"),
-        deny=False,
+        lenient=True,
         type_name="CompositeWeightPart",
         context=context,
         path=path,
     )
     return CompositeWeightPart(
-        f.nested("layout", decode_physical_layout), f.u64_list("logical_offsets"), f.u64_list("extents")
+        f.nested("layout", decode_physical_layout), f.uints("logical_offsets", 64), f.uints("extents", 64)
     )
 
 
@@ -465,8 +466,8 @@ def decode_physical_layout(raw: Any, context: str, path: str = "$") -> PhysicalW
     tag, content = read_tagged_enum(raw, (), _VARIANTS, context=context, path=path)
     inner = f"{path}.{tag}"
 
-    def fields(required: tuple[str, ...], optional: tuple[str, ...] = ()) -> Fields:
-        return Fields(content, required, optional, deny=False, type_name=tag, context=context, path=inner)
+    def fields(required: tuple[str, ...], optional: tuple[str, ...] = ()) -> WireObject:
+        return WireObject(content, required, optional, lenient=True, type_name=tag, context=context, path=inner)
 
     if tag == "dense":
         f = fields(("component_id",))
@@ -484,10 +485,10 @@ def decode_physical_layout(raw: Any, context: str, path: str = "$") -> PhysicalW
         )
         return QuantizedLayout(
             f.nested("packed_values", _binding),
-            f.u64_list("packed_dimensions"),
+            f.uints("packed_dimensions", 64),
             f.nested("scales", _binding),
             f.optional("zero_points", _binding),
-            f.u64_list("zero_point_packed_dimensions") if f.has("zero_point_packed_dimensions") else None,
+            f.uints("zero_point_packed_dimensions", 64) if f.has("zero_point_packed_dimensions") else None,
             f.optional("axis_indices", _axis),
             f.optional("permutation", _axis),
             f.optional("codebook", _binding),
@@ -496,12 +497,15 @@ def decode_physical_layout(raw: Any, context: str, path: str = "$") -> PhysicalW
         )
     if tag == "quantized_block_grid":
         f = fields(("packed_values", "packed_dimensions", "scales", "block_axes"))
-        axes = read_list(f.raw["block_axes"], context=context, path=f.at("block_axes"))
+        axes = read_list(f.raw("block_axes"), context=context, path=f.at("block_axes"))
         if len(axes) != 2:
             raise Serialization(context, f"{f.at('block_axes')}: expected an array of exactly 2 axes")
         a0, a1 = (read_uint(v, bits=32, context=context, path=f.at("block_axes")) for v in axes)
         return QuantizedBlockGridLayout(
-            f.nested("packed_values", _binding), f.u64_list("packed_dimensions"), f.nested("scales", _binding), (a0, a1)
+            f.nested("packed_values", _binding),
+            f.uints("packed_dimensions", 64),
+            f.nested("scales", _binding),
+            (a0, a1),
         )
     if tag == "block_quantized":
         f = fields(("blocks", "block_axis", "block_padding"))
@@ -517,8 +521,8 @@ def decode_physical_layout(raw: Any, context: str, path: str = "$") -> PhysicalW
             f.u32("axis"),
             f.u64("logical_offset"),
             f.u64("extent"),
-            f.u64_list("reshape"),
-            read_u32_list(f.raw["stored_axis_order"], context=context, path=f.at("stored_axis_order")),
+            f.uints("reshape", 64),
+            read_uints(f.raw("stored_axis_order"), bits=32, context=context, path=f.at("stored_axis_order")),
         )
     if tag == "indexed":
         f = fields(("indices", "values", "source_axis_extent"))

@@ -35,8 +35,8 @@ from reference.model.weight_layout import (
     normalize_layout,
     physical_component_id_set,
 )
-from reference.model.wirekit import Fields
 from reference.versions import ContractVersion
+from reference.wire import WireObject
 
 if TYPE_CHECKING:
     from reference.model.program import ModelProgram
@@ -81,18 +81,18 @@ class WeightTensorSpec:
 
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> WeightTensorSpec:
-        f = Fields(
+        f = WireObject(
             raw,
             ("id", "dimensions", "logical_element_type", "physical_layout", "required"),
-            deny=False,
+            lenient=True,
             type_name="WeightTensorSpec",
             context=context,
             path=path,
         )
         return cls(
             f.identity("id", WeightId),
-            f.u64_list("dimensions"),
-            ElementType.from_wire(f.raw["logical_element_type"], context=context, path=f.at("logical_element_type")),
+            f.uints("dimensions", 64),
+            ElementType.from_wire(f.raw("logical_element_type"), context=context, path=f.at("logical_element_type")),
             f.nested("physical_layout", decode_physical_layout),
             f.boolean("required"),
         )
@@ -144,10 +144,10 @@ class WeightSchema:
     @classmethod
     def from_wire(cls, raw: Any, context: str = "decode weight schema", path: str = "$") -> WeightSchema:
         """Structural decode (unknown keys ignored, no validation)."""
-        f = Fields(
+        f = WireObject(
             raw,
             ("format_id", "layout_id", "version", "components", "tensors"),
-            deny=False,
+            lenient=True,
             type_name="WeightSchema",
             context=context,
             path=path,

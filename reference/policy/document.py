@@ -110,11 +110,11 @@ def reported_from_wire(raw: Any, *, context: str = DOCUMENT_CONTEXT, path: str =
         profiles,
         obj.optional(
             "reusable_execution_policy",
-            lambda value, at: ReusableExecutionPolicy.from_wire(value, context=context, path=at),
+            lambda value, ctx, at: ReusableExecutionPolicy.from_wire(value, context=ctx, path=at),
         ),
         obj.optional(
             "checkpoint_capacity_policy",
-            lambda value, at: CheckpointCapacityPolicy.from_wire(value, context=context, path=at),
+            lambda value, ctx, at: CheckpointCapacityPolicy.from_wire(value, context=ctx, path=at),
         ),
     )
 

@@ -501,6 +501,6 @@ class ReusableExecutionPolicy:
         )
         program = obj.optional(
             "program_policy",
-            lambda value, at: ReusableExecutionProgramPolicy.from_wire(value, context=context, path=at),
+            lambda value, ctx, at: ReusableExecutionProgramPolicy.from_wire(value, context=ctx, path=at),
         )
         return decode_with(lambda: cls(lanes, buckets, program), context=context, path=path)

@@ -46,7 +46,7 @@ def scenario_resolutions(
             _identity(CapabilityId, item, f"{path}.required_capabilities[{i}]")
             for i, item in enumerate(obj.array("required_capabilities"))
         ]
-        preferred = obj.optional("preferred_provider", lambda value, at: _identity(ProviderId, value, at))
+        preferred = obj.optional("preferred_provider", lambda value, _ctx, at: _identity(ProviderId, value, at))
         resolved.append(
             PlanNodeResolution.resolve(
                 family,

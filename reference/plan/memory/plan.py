@@ -355,10 +355,11 @@ class MemoryPlan:
         pools = rows("dynamic_pools", DynamicBackingPoolSpec.from_wire)
         reusable = obj.optional(
             "reusable_execution",
-            lambda value, at: ReusableExecutionMemoryPlan.from_wire(value, context=context, path=at),
+            lambda value, ctx, at: ReusableExecutionMemoryPlan.from_wire(value, context=ctx, path=at),
         )
         checkpoint = obj.optional(
-            "checkpoint_capacity", lambda value, at: CheckpointCapacityPolicy.from_wire(value, context=context, path=at)
+            "checkpoint_capacity",
+            lambda value, ctx, at: CheckpointCapacityPolicy.from_wire(value, context=ctx, path=at),
         )
         mode = InvocationLivenessMode.from_wire(
             obj.raw("invocation_liveness_mode"), context=context, path=obj.at("invocation_liveness_mode")

@@ -198,7 +198,7 @@ class ReusableExecutionMemoryPlan:
         )
         program = obj.optional(
             "program_policy",
-            lambda value, at: ReusableExecutionProgramPolicy.from_wire(value, context=context, path=at),
+            lambda value, ctx, at: ReusableExecutionProgramPolicy.from_wire(value, context=ctx, path=at),
         )
         plan = cls(obj.u32("maximum_reusable_lanes"), obj.u64("maximum_device_executables"), buckets, program)
         decode_with(plan.validate_local, context=context, path=path)
