@@ -1,7 +1,7 @@
 """The seed planning cases of the checked-in corpus, as named ``build_plan`` bundles.
 
 ``python -m conformance.seed_corpus --write`` regenerates ``conformance/corpus/seed_*.json``
-from ``reference/fixtures/scenarios.py``; each bundle pins the reference's outcome
+from ``seeds/scenarios.py``; each bundle pins the reference's outcome
 (the exact plan wire, or the error kind). ``--check`` (and the project's tests)
 fail when a checked-in seed file differs from what the fixtures and the
 reference produce now.
@@ -47,8 +47,8 @@ GRAPH_SCENARIOS: Final = (
 
 def seed_cases() -> dict[str, tuple[Callable[[], dict[str, Any]], str]]:
     """``file stem -> (scenario builder, note)`` for every seed case."""
-    from reference.fixtures.policies import policy_with
-    from reference.fixtures.scenarios import (
+    from seeds.policies import policy_with
+    from seeds.scenarios import (
         GRAPH_ALIAS_VARIANTS,
         graph_scenario,
         paged_storage_scenario,

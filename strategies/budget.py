@@ -1,6 +1,6 @@
 """Parametric variations of the seed planning scenarios for memory budgets and estimators (05 §7, 04 §10).
 
-A *base* is one seed planning scenario of ``reference/fixtures/scenarios.py``;
+A *base* is one seed planning scenario of ``seeds/scenarios.py``;
 *knobs* rewrite its sections without touching anything else:
 
 * ``with_policy``: the seed policy (``policy_with_tokens``) with another capacity,
@@ -29,8 +29,8 @@ from hypothesis import strategies as st
 
 from reference.canonical import JsonValue
 from reference.catalog.documents import ESTIMATE_BEHAVIORS
-from reference.fixtures import scenarios as seeds
 from reference.ints import U64_MAX
+from seeds import scenarios as seeds
 
 __all__ = [
     "BASES",

@@ -684,7 +684,7 @@ def plan_target(case: ScenarioCase, name: str | None = None) -> PlanTarget:
 @cache
 def reference_targets() -> tuple[PlanTarget, ...]:
     """The fixed targets of the kill matrix (one per seed shape, built once per process)."""
-    from reference.fixtures.scenarios import paged_storage_scenario
+    from seeds.scenarios import paged_storage_scenario
     from strategies.scenarios import (
         PlanFixtureParams,
         chain_case,

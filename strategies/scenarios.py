@@ -4,7 +4,7 @@
   (so a failing example reads as ``plan_fixture(behavior=correct, ...)``).
 * Shapes: ``plan_fixture_cases`` (the seed plan fixture with generated resource ids,
   policy, accepted estimator behaviour and sizes, provider catalog, capabilities,
-  materializers and preferred provider), ``chain_cases`` (``reference/plan/chain.py``'s
+  materializers and preferred provider), ``chain_cases`` (``seeds/chain.py``'s
   linear chain with a generated length, ``target``-guided towards longer chains),
   ``graph_cases`` (the GraphFamily scenarios the reference builds) and
   ``sequential_scratch_cases``; ``scenario_cases`` draws any of them.
@@ -186,9 +186,9 @@ class PlanFixtureParams:
 
 def plan_fixture_case(params: PlanFixtureParams) -> ScenarioCase:
     """Seed ``plan_fixture`` assembled from ``params`` (a pure function of them)."""
-    from reference.fixtures.catalogs import catalog, catalog_with_secondary_provider
-    from reference.fixtures.families import seed_family_document, seed_raw_config
-    from reference.fixtures.scenarios import plan_fixture_scenario
+    from seeds.catalogs import catalog, catalog_with_secondary_provider
+    from seeds.families import seed_family_document, seed_raw_config
+    from seeds.scenarios import plan_fixture_scenario
 
     cat = catalog_with_secondary_provider() if params.providers == "secondary" else catalog()
     scenario: Scenario = plan_fixture_scenario(
@@ -324,10 +324,10 @@ def rich_fixture_case() -> ScenarioCase:
 
 @cache
 def _chain_parts(node_count: int) -> tuple[dict[str, JsonValue], tuple[dict[str, JsonValue], ...]]:
-    from reference.fixtures.scenarios import _resolution
     from reference.model.declarative import document_for
     from reference.model.registration import TypedFamilyRegistration
-    from reference.plan.chain import ChainFamily, chain_values
+    from seeds.chain import ChainFamily, chain_values
+    from seeds.scenarios import _resolution
 
     provider = ChainFamily(node_count)
     family = TypedFamilyRegistration(provider).prepare_with_profile({"width": 4}, "fixture.f32")
@@ -340,9 +340,9 @@ def chain_case(
     node_count: int, policy: Mapping[str, JsonValue] | None = None, retention: tuple[str, ...] = ()
 ) -> ScenarioCase:
     """``ChainFamily(node_count)`` as a scenario (seed catalog and registry; ``policy(1 MiB)`` by default)."""
-    from reference.fixtures.policies import policy as seed_policy
-    from reference.fixtures.scenarios import seed_scenario
     from reference.policy.document import policy_to_document
+    from seeds.policies import policy as seed_policy
+    from seeds.scenarios import seed_scenario
 
     document, resolutions = _chain_parts(node_count)
     scenario = seed_scenario(f"chain_{node_count}", resolutions=copy.deepcopy(list(resolutions)))
@@ -367,7 +367,7 @@ def chain_cases(draw: st.DrawFn, *, max_nodes: int = 6, guided: bool = False) ->
 
 def graph_case(scenario: str, alias_variant: str, policy: Mapping[str, JsonValue] | None = None) -> ScenarioCase:
     """A buildable GraphFamily scenario (``BUILDABLE_GRAPHS``), optionally with another policy."""
-    from reference.fixtures.scenarios import graph_scenario
+    from seeds.scenarios import graph_scenario
 
     document = graph_scenario(scenario, alias_variant)
     if policy is not None:
@@ -383,7 +383,7 @@ def graph_cases(draw: st.DrawFn) -> ScenarioCase:
 
 def sequential_scratch_case(policy: Mapping[str, JsonValue] | None = None) -> ScenarioCase:
     """Seed SequentialScratchFamily (scratch 64 then 96), optionally with another policy."""
-    from reference.fixtures.scenarios import sequential_scratch_scenario
+    from seeds.scenarios import sequential_scratch_scenario
 
     document = sequential_scratch_scenario()
     if policy is not None:

@@ -34,7 +34,7 @@ def expected_contract() -> dict[str, Any]:
 
 
 def _scenarios() -> dict[str, Callable[[], dict[str, Any]]]:
-    from reference.fixtures.scenarios import paged_storage_scenario, plan_fixture_scenario
+    from seeds.scenarios import paged_storage_scenario, plan_fixture_scenario
     from strategies.scenarios import (
         BUILDABLE_GRAPHS,
         PlanFixtureParams,

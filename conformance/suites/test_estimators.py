@@ -23,13 +23,13 @@ from harness.pytest_plugin import CounterexampleRecorder
 from harness.under_test import BackendUnderTest
 from reference.catalog.documents import ESTIMATE_BEHAVIORS
 from reference.errors import VNextError
-from reference.fixtures.catalogs import (
+from seeds.catalogs import (
     catalog_with_secondary_provider,
     catalog_with_secondary_provider_storage,
     contiguous_storage_requirement,
     paged_storage_requirement,
 )
-from reference.fixtures.scenarios import plan_fixture_scenario
+from seeds.scenarios import plan_fixture_scenario
 from strategies.budget import (
     BEHAVIOR_OUTCOMES,
     REGISTRY_FAULTS,

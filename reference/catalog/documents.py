@@ -185,20 +185,6 @@ class RegistryDocument:
     contracts: tuple[ContractSpec, ...]
     estimators: tuple[EstimatorSpec, ...]
 
-    @classmethod
-    def for_catalog(
-        cls, catalog: CapabilityCatalog, scratch_bytes: int, persistent_bytes: int, behavior: str = "correct"
-    ) -> RegistryDocument:
-        """The seed's ``TestPlanningEntries::new``: one contract per operation, one estimator per provider."""
-        return cls(
-            tuple(ContractSpec(op_id) for op_id in catalog.operations),
-            tuple(
-                EstimatorSpec(p.provider_id, behavior, scratch_bytes, persistent_bytes)
-                for entries in catalog.providers.values()
-                for p in entries
-            ),
-        )
-
     def build(
         self, catalog: CapabilityCatalog, estimator_factory: EstimatorFactory | None = None
     ) -> tuple[OperationRuntimeRegistry, list[DeclaredOperationContract]]:

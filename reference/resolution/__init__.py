@@ -14,13 +14,7 @@ from reference.resolution.estimate import (
     estimator_input_fingerprint,
     estimator_input_material,
 )
-from reference.resolution.estimators import (
-    CallCounter,
-    EstimateBehavior,
-    ReferenceEstimator,
-    SequentialScratchEstimator,
-    declared_estimate,
-)
+from reference.resolution.estimators import EstimateBehavior, declared_estimate
 from reference.resolution.formula import (
     MAX_PROVIDER_WORKSPACE_SHAPE_BUCKETS,
     ActualSequencesFormula,
@@ -84,7 +78,6 @@ __all__ = [
     "BlockedTensorPadding",
     "BoundedShapeBucketsFormula",
     "BufferUsage",
-    "CallCounter",
     "ContiguousLayout",
     "DynamicResourceShapeBucket",
     "EstimateBehavior",
@@ -99,7 +92,6 @@ __all__ = [
     "ProviderWorkspaceReusePolicy",
     "ProviderWorkspaceScope",
     "ProviderWorkspaceSizeFormula",
-    "ReferenceEstimator",
     "ResolvedStorageComponent",
     "ResolvedTensorLayout",
     "ResolvedTensorSpec",
@@ -108,7 +100,6 @@ __all__ = [
     "ResolvedWeightBinding",
     "ResolvedWeightComponentLayout",
     "ResourceWorkShape",
-    "SequentialScratchEstimator",
     "StridedLayout",
     "TokenSpanWork",
     "TokensFormula",

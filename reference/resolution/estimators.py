@@ -1,17 +1,17 @@
-"""Reference estimators (spec 04 §10): the seed's ``TestEstimator`` and ``SequentialScratchEstimator``.
+"""The estimates a declared estimator answers with (spec 04 §10): the seed's ``TestEstimator``
+and ``SequentialScratchEstimator`` behaviours.
 
-``ReferenceEstimator`` answers like the seed for each ``EstimateBehavior``:
-scratch ``fixed(scratch)`` (``tokens(scratch)`` for ``token_scaled_scratch``)
-invocation/overwrite, persistent ``fixed(persistent)`` plan/preserve, alignment
-16 (64 for ``arena_alignment64`` with weight-arena ids, 3 for
-``invalid_alignment``), and the forged identity/input fields of the ``wrong_*``
-behaviours. ``declared_estimate`` plugs both into ``DeclaredEstimator``.
+``behavior_estimate`` answers like the seed for each ``EstimateBehavior``: scratch
+``fixed(scratch)`` (``tokens(scratch)`` for ``token_scaled_scratch``) invocation/overwrite,
+persistent ``fixed(persistent)`` plan/preserve, alignment 16 (64 for ``arena_alignment64``
+with weight-arena ids, 3 for ``invalid_alignment``), and the forged identity/input fields
+of the ``wrong_*`` behaviours. ``sequential_estimate`` is the per-node fixed scratch;
+``declared_estimate`` plugs both into ``DeclaredEstimator``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Final
 
@@ -34,11 +34,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "WEIGHT_ARENA_PREFIX",
-    "CallCounter",
     "EstimateBehavior",
-    "ReferenceEstimator",
-    "SequentialScratchEstimator",
+    "behavior_estimate",
     "declared_estimate",
+    "sequential_estimate",
 ]
 
 #: Resource ids the program plan compiler gives weight arenas.
@@ -57,16 +56,6 @@ class EstimateBehavior(Enum):
     WRONG_INPUT = "wrong_input"
     INVALID_ALIGNMENT = "invalid_alignment"
     MISSING_SCRATCH = "missing_scratch"
-
-
-@dataclass
-class CallCounter:
-    """A shared mutable call count (the seed's ``Arc<AtomicUsize>``)."""
-
-    count: int = 0
-
-    def bump(self) -> None:
-        self.count += 1
 
 
 def _contiguous() -> DynamicStorageRequirement:
@@ -146,45 +135,6 @@ def sequential_estimate(
         _scratch(scratch_bytes, False),
         _persistent(persistent_bytes),
     )
-
-
-@dataclass(eq=False)
-class ReferenceEstimator:
-    """The seed ``TestEstimator``: one provider descriptor, a shared call counter, sizes and a behaviour."""
-
-    provider: OperationProviderDescriptor
-    calls: CallCounter
-    scratch_bytes: int
-    persistent_bytes: int
-    behavior: EstimateBehavior = EstimateBehavior.CORRECT
-
-    def descriptor(self) -> OperationProviderDescriptor:
-        return self.provider
-
-    def estimate_resources(self, request: OperationResourceEstimateRequest) -> OperationResourceEstimate:
-        self.calls.bump()
-        return behavior_estimate(self.provider, request, self.scratch_bytes, self.persistent_bytes, self.behavior)
-
-
-#: The seed's per-node scratch sizes.
-SEQUENTIAL_SCRATCH_BYTES: Final = {NodeId("node.first"): 64, NodeId("node.second"): 96}
-
-
-@dataclass(eq=False)
-class SequentialScratchEstimator:
-    """The seed ``SequentialScratchEstimator``: scratch 64 / 96 for ``node.first`` / ``node.second``, persistent 32."""
-
-    provider: OperationProviderDescriptor
-    calls: CallCounter = field(default_factory=CallCounter)
-    scratch_bytes_by_node: Mapping[NodeId, int] = field(default_factory=lambda: dict(SEQUENTIAL_SCRATCH_BYTES))
-    persistent_bytes: int = 32
-
-    def descriptor(self) -> OperationProviderDescriptor:
-        return self.provider
-
-    def estimate_resources(self, request: OperationResourceEstimateRequest) -> OperationResourceEstimate:
-        self.calls.bump()
-        return sequential_estimate(self.provider, request, self.scratch_bytes_by_node, self.persistent_bytes)
 
 
 def declared_estimate(

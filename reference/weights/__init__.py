@@ -1,6 +1,6 @@
 """Weight materializers and the execution weight plan (05 §10, seed 002).
 
-* ``payload`` / ``sources``: validated component bytes and reference weight sources.
+* ``payload`` / ``sources``: validated component bytes and the in-memory weight source.
 * ``component_sources``: execution-component -> ordered source-component maps.
 * ``plan``: ``ExecutionWeightPlan`` (wire value + validation).
 * ``materializer``: the ``WeightMaterializer`` protocol and the identity materializer.
@@ -41,7 +41,7 @@ from reference.weights.materializer import IdentityWeightMaterializer, WeightMat
 from reference.weights.payload import WeightBytes, WeightComponentPayload, WeightComponentSource
 from reference.weights.plan import ExecutionWeightPlan
 from reference.weights.registry import MAX_NON_IDENTITY_WEIGHT_MATERIALIZERS, WeightMaterializerRegistry
-from reference.weights.sources import InMemoryWeightSource, RecordingWeightSource, ZeroWeightSource
+from reference.weights.sources import InMemoryWeightSource
 from reference.weights.trusted import TrustedExecutionWeightPlan
 
 __all__ = [
@@ -55,7 +55,6 @@ __all__ = [
     "InMemoryWeightSource",
     "MaterializeFault",
     "MaterializeRule",
-    "RecordingWeightSource",
     "SchemaEdit",
     "TrustedExecutionWeightPlan",
     "WeightBytes",
@@ -69,7 +68,6 @@ __all__ = [
     "WeightMaterializerRegistryDocument",
     "WeightSelection",
     "WeightSelectionDocument",
-    "ZeroWeightSource",
     "apply_schema_edits",
     "component_sources_from_wire",
     "component_sources_to_wire",

@@ -11,7 +11,7 @@ from jsonschema import ValidationError
 import schemas
 from reference.catalog import ESTIMATE_BEHAVIORS, CapabilityCatalog, NoAlias, RegistryDocument
 from reference.errors import Serialization
-from reference.fixtures.catalogs import catalog, catalog_with_secondary_provider, graph_catalog, planning_document
+from seeds.catalogs import catalog, catalog_with_secondary_provider, graph_catalog, planning_document
 
 from .helpers import raises_kind
 

@@ -11,15 +11,9 @@ from reference.catalog import (
     OperationRuntimeRegistry,
     PlanningAuthority,
 )
-from reference.fixtures.catalogs import (
-    catalog,
-    catalog_with_secondary_provider,
-    operation,
-    planning_document,
-    seed_device,
-)
 from reference.ids import OperationId, ProviderId
 from reference.versions import ContractVersion
+from seeds.catalogs import catalog, catalog_with_secondary_provider, operation, planning_document, seed_device
 
 from .helpers import raises_kind, replace_op, replace_provider
 

@@ -12,7 +12,7 @@ from reference.catalog import (
     ResolvedValueRole,
     WeightMaterializerDescriptor,
 )
-from reference.fixtures.catalogs import (
+from seeds.catalogs import (
     catalog,
     catalog_with_memory,
     catalog_with_memory_and_execution_semantics,

@@ -12,7 +12,6 @@ import pytest
 import schemas
 from reference.canonical import direct_bytes
 from reference.errors import InvalidModelConfig, Serialization, UnknownModelFamily, VNextError
-from reference.fixtures.families import FIXTURE_PROFILE, OrderedSchemaFamily, TestFamily, TestRegistry
 from reference.model.prepared import (
     MAX_PREPARED_MODEL_FAMILY_WIRE_BYTES,
     PreparedModelFamily,
@@ -20,6 +19,7 @@ from reference.model.prepared import (
 )
 from reference.model.registration import TypedFamilyRegistration
 from reference.model.registry import StaticFamilyRegistry
+from seeds.families import FIXTURE_PROFILE, OrderedSchemaFamily, TestFamily, TestRegistry
 
 CONTEXT = "decode untrusted prepared model family"
 
@@ -116,8 +116,8 @@ def test_decode_rejections(name: str) -> None:
 
 
 def two_states_wire() -> tuple[TypedFamilyRegistration[Any], dict[str, Any]]:
-    from reference.fixtures.families import seed_family_document
     from reference.model.declarative import DeclarativeFamily
+    from seeds.families import seed_family_document
 
     doc = seed_family_document("test")
     second = copy.deepcopy(doc["program"]["states"][0])

@@ -11,8 +11,6 @@ import schemas
 from reference.canonical import fingerprint
 from reference.catalog import DynamicStorageRequirement, OperationProviderDescriptor
 from reference.errors import Serialization
-from reference.fixtures.catalogs import sha
-from reference.fixtures.resolution import planning_registry, resolved_values, try_node_resolution
 from reference.ids import NodeId
 from reference.resolution import (
     OperationResourceEstimate,
@@ -24,6 +22,8 @@ from reference.resolution import (
     workspace_base_id,
 )
 from reference.versions import ContractVersion
+from seeds.catalogs import sha
+from seeds.resolution import planning_registry, resolved_values, try_node_resolution
 from tests.resolution.helpers import family, raises_kind, seed_catalog, seed_policy
 
 EP = "invalid_execution_plan"
@@ -133,7 +133,7 @@ def test_any_field_change_breaks_validate_shape() -> None:
 
 
 def test_estimate_fingerprint_is_policy_independent() -> None:
-    from reference.fixtures.policies import policy_with_tokens
+    from seeds.policies import policy_with_tokens
 
     def plan_for(tokens: int) -> ProviderResourcePlan:
         reg = planning_registry(seed_catalog(), 7, 32, "token_scaled_scratch")

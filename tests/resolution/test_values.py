@@ -13,7 +13,6 @@ import schemas
 from reference.canonical import fingerprint
 from reference.catalog import MayAlias, NoAlias, ResolvedValueRole, TensorAccess
 from reference.errors import Serialization
-from reference.fixtures.resolution import binding, resolved_tensor, resolved_test_weight, resolved_values
 from reference.ids import ProgramValueId, ResourceId, WeightId
 from reference.ints import U64_MAX
 from reference.model.element import ElementType
@@ -30,6 +29,7 @@ from reference.resolution import (
     StridedLayout,
     tensor_layout_fingerprint,
 )
+from seeds.resolution import binding, resolved_tensor, resolved_test_weight, resolved_values
 from tests.resolution.helpers import family, raises_kind
 
 EP = "invalid_execution_plan"

@@ -15,8 +15,8 @@ from reference import api
 from reference.canonical import direct_bytes
 from reference.catalog.storage import DynamicStorageProfile
 from reference.errors import VNextError
-from reference.fixtures.scenarios import plan_fixture_scenario
 from reference.scenario.document import ScenarioDocument
+from seeds.scenarios import plan_fixture_scenario
 from strategies.scenarios import (
     ACCEPTED_BEHAVIORS,
     RESPELLINGS,

@@ -13,15 +13,6 @@ from hypothesis import strategies as st
 
 import schemas
 from reference.errors import Serialization
-from reference.fixtures.weights import (
-    DERIVED_ID,
-    LOGICAL_MUTATION_ID,
-    PADDED_DENSE_ID,
-    SEED_MATERIALIZER_NAMES,
-    descriptor,
-    seed_materializer,
-    seed_materializer_document,
-)
 from reference.ids import WeightId, WeightMaterializerId
 from reference.weights import (
     InMemoryWeightSource,
@@ -30,8 +21,17 @@ from reference.weights import (
     WeightMaterializerRegistry,
     WeightMaterializerRegistryDocument,
     WeightSelectionDocument,
-    ZeroWeightSource,
     weight_plan_selection,
+)
+from seeds.weight_sources import ZeroWeightSource
+from seeds.weights import (
+    DERIVED_ID,
+    LOGICAL_MUTATION_ID,
+    PADDED_DENSE_ID,
+    SEED_MATERIALIZER_NAMES,
+    descriptor,
+    seed_materializer,
+    seed_materializer_document,
 )
 from tests.weights.helpers import base_catalog, family, raises_kind, split
 
