@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from reference.plan.execution_plan import build_execution_plan
+from reference.plan.build import build_execution_plan
 from seeds.chain import chain_case
 
 

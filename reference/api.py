@@ -22,12 +22,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import Any, Final, TypeVar
 
+from reference.documents.weights import weight_plan_selection
+from reference.runtime.result import ExecuteResult
+from reference.scenario.document import ScenarioDocument
+from reference.scenario.execute import execute_scenario
+from reference.scenario.plan import build_scenario_plan, revalidate_scenario_wire
+from reference.scenario.sections import scenario_catalog, scenario_family, scenario_weights
 from reference.versions import PlanSchemaVersion
-
-if TYPE_CHECKING:
-    from reference.runtime.result import ExecuteResult
 
 __all__ = [
     "CONTRACT_CRATE",
@@ -134,8 +137,6 @@ def supported_operations() -> tuple[str, ...]:
 @implemented
 def prepare_family(scenario: Scenario) -> PreparedFamily:
     """Prepare the scenario's model family (02 §6) and return its wire and fingerprint."""
-    from reference.scenario.document import ScenarioDocument
-    from reference.scenario.sections import scenario_family
 
     family = scenario_family(ScenarioDocument.from_wire(scenario))
     return PreparedFamily(wire=family.to_json_bytes(), fingerprint=family.fingerprint())
@@ -144,8 +145,6 @@ def prepare_family(scenario: Scenario) -> PreparedFamily:
 @implemented
 def fingerprint_catalog(scenario: Scenario) -> str:
     """``CapabilityCatalog::fingerprint()`` (direct mode, 01 §3.5) of the scenario's catalog."""
-    from reference.scenario.document import ScenarioDocument
-    from reference.scenario.sections import scenario_catalog
 
     return scenario_catalog(ScenarioDocument.from_wire(scenario)).fingerprint()
 
@@ -153,7 +152,6 @@ def fingerprint_catalog(scenario: Scenario) -> str:
 @implemented
 def build_plan(scenario: Scenario) -> bytes:
     """``ExecutionPlan::build`` then ``to_json``: the exact plan wire bytes (05 §3, §8)."""
-    from reference.scenario.plan import build_scenario_plan
 
     return build_scenario_plan(scenario).to_json()
 
@@ -161,7 +159,6 @@ def build_plan(scenario: Scenario) -> bytes:
 @implemented
 def revalidate(scenario: Scenario, wire: bytes) -> str:
     """Decode ``wire`` untrusted, then revalidate it against the scenario (05 §9); the plan hash."""
-    from reference.scenario.plan import revalidate_scenario_wire
 
     return revalidate_scenario_wire(scenario, wire).plan_hash.value
 
@@ -172,9 +169,6 @@ def select_weight_plan(scenario: Scenario) -> WeightPlanSelection:
 
     With ``weights: null`` the trusted plan is the identity plan of the family.
     """
-    from reference.scenario.document import ScenarioDocument
-    from reference.scenario.sections import scenario_catalog, scenario_family, scenario_weights
-    from reference.weights.document import weight_plan_selection
 
     doc = ScenarioDocument.from_wire(scenario)
     family = scenario_family(doc)
@@ -191,6 +185,5 @@ def execute(scenario: Scenario, inputs: Mapping[str, bytes], replays: int) -> Ex
     program output's bytes, the runtime ledger and one output digest per replay
     (harness/PROTOCOL.md §5.2, decision 08-runtime).
     """
-    from reference.runtime.execute import execute_scenario
 
     return execute_scenario(scenario, inputs, replays)

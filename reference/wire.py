@@ -11,7 +11,8 @@ in the message.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from enum import StrEnum
+from typing import Any, Self, TypeVar
 
 from reference.errors import Serialization, VNextError
 from reference.ints import U16_MAX, U32_MAX, U64_MAX, fits_i64, fits_uint
@@ -21,6 +22,7 @@ __all__ = [
     "U16_MAX",
     "U32_MAX",
     "U64_MAX",
+    "WireEnum",
     "WireObject",
     "decode_with",
     "read_bool",
@@ -148,6 +150,18 @@ def decode_with(build: Callable[[], T], *, context: str, path: str, argument_err
         if not argument_errors:
             raise
         raise Serialization(context, f"{path}: {exc}") from None
+
+
+class WireEnum(StrEnum):
+    """A unit-variant enum whose wire form is exactly its value string."""
+
+    def to_wire(self) -> str:
+        return self.value
+
+    @classmethod
+    def from_wire(cls, raw: Any, *, context: str, path: str = "$") -> Self:
+        """Decode the exact spelling; anything else is ``Serialization``."""
+        return cls(read_enum(raw, [member.value for member in cls], context=context, path=path))
 
 
 class WireObject:

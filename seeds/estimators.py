@@ -1,7 +1,7 @@
 """The seed's test estimators (spec 04 §10): ``TestEstimator`` and ``SequentialScratchEstimator``.
 
 Both count their calls in a shared ``CallCounter`` (the seed's ``Arc<AtomicUsize>``) and
-answer with the estimates of ``reference.resolution.estimators``.
+answer with the estimates of ``reference.documents.estimators``.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from reference.catalog.provider import OperationProviderDescriptor
+from reference.documents.estimators import EstimateBehavior, behavior_estimate, sequential_estimate
 from reference.ids import NodeId
 from reference.resolution.estimate import OperationResourceEstimate, OperationResourceEstimateRequest
-from reference.resolution.estimators import EstimateBehavior, behavior_estimate, sequential_estimate
 
 __all__ = ["SEQUENTIAL_SCRATCH_BYTES", "CallCounter", "ReferenceEstimator", "SequentialScratchEstimator"]
 

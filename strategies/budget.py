@@ -28,7 +28,7 @@ from typing import Any, Final
 from hypothesis import strategies as st
 
 from reference.canonical import JsonValue
-from reference.catalog.documents import ESTIMATE_BEHAVIORS
+from reference.documents.registry import ESTIMATE_BEHAVIORS
 from reference.ints import U64_MAX
 from seeds import scenarios as seeds
 
@@ -410,7 +410,7 @@ def estimator_cases(
     )
 
 
-#: Registry faults (04 §9 steps 7 and 13d; the registry document of ``catalog/documents.py``).
+#: Registry faults (04 §9 steps 7 and 13d; the registry document of ``reference/documents/registry.py``).
 REGISTRY_FAULTS: Final = (
     "missing_contract",
     "duplicate_contract",

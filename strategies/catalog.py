@@ -21,7 +21,6 @@ from reference.canonical import JsonValue
 from reference.catalog.attributes import AttributeConstraint, AttributeSchema, AttributeSpec
 from reference.catalog.catalog import CapabilityCatalog
 from reference.catalog.device import DeviceClass, DeviceDescriptor
-from reference.catalog.documents import catalog_from_document, catalog_to_document
 from reference.catalog.element_type import ElementType
 from reference.catalog.engine import EngineProviderDescriptor
 from reference.catalog.execution_semantics import ProviderExecutionSemantics
@@ -49,6 +48,7 @@ from reference.catalog.tensor_contract import (
     TensorContract,
 )
 from reference.catalog.weight_materializer import WeightMaterializationFidelity, WeightMaterializerDescriptor
+from reference.documents.catalog import catalog_from_document, catalog_to_document
 from reference.ids import (
     AttributeId,
     CapabilityId,

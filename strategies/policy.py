@@ -22,9 +22,9 @@ from typing import Any, Final
 from hypothesis import strategies as st
 
 from reference.canonical import JsonValue, fingerprint
+from reference.documents.policy import policy_from_document
 from reference.errors import InvalidExecutionPlan, InvalidModelConfig, UnsupportedOperation
 from reference.ints import U64_MAX
-from reference.policy.document import policy_from_document
 from reference.policy.reusable import BUCKET_ID_DOMAIN, BUCKET_ID_PREFIX
 from reference.policy.runtime_policy import RuntimePolicy
 from strategies._guide import guide

@@ -324,7 +324,7 @@ def rich_fixture_case() -> ScenarioCase:
 
 @cache
 def _chain_parts(node_count: int) -> tuple[dict[str, JsonValue], tuple[dict[str, JsonValue], ...]]:
-    from reference.model.declarative import document_for
+    from reference.documents.family import document_for
     from reference.model.registration import TypedFamilyRegistration
     from seeds.chain import ChainFamily, chain_values
     from seeds.scenarios import _resolution
@@ -340,7 +340,7 @@ def chain_case(
     node_count: int, policy: Mapping[str, JsonValue] | None = None, retention: tuple[str, ...] = ()
 ) -> ScenarioCase:
     """``ChainFamily(node_count)`` as a scenario (seed catalog and registry; ``policy(1 MiB)`` by default)."""
-    from reference.policy.document import policy_to_document
+    from reference.documents.policy import policy_to_document
     from seeds.policies import policy as seed_policy
     from seeds.scenarios import seed_scenario
 
@@ -502,7 +502,7 @@ def _retention_order(s: Scenario, shuffle: Shuffler) -> Scenario:
 def _policy_document_kind(s: Scenario, shuffle: Shuffler) -> Scenario:
     """``resolved`` <-> ``resolved_fields``: the same ``ResolvedRuntimePolicy`` (its fingerprint is derived)."""
     del shuffle
-    from reference.policy.document import policy_from_document
+    from reference.documents.policy import policy_from_document
 
     document = s["policy"]
     if document.get("kind") == "resolved":

@@ -29,11 +29,11 @@ from harness.bundles import Bundle
 from harness.outcome import call_outcome
 from harness.pytest_plugin import CounterexampleRecorder
 from harness.under_test import BackendUnderTest
+from reference.documents.policy import policy_from_document
 from reference.errors import InvalidExecutionPlan, VNextError
 from reference.plan.decode import decode_untrusted
 from reference.plan.memory import MemoryPlan
 from reference.plan.memory import invariants as inv
-from reference.policy.document import policy_from_document
 from strategies.budget import (
     BASES,
     EDGE_KINDS,

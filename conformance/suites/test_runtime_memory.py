@@ -27,9 +27,9 @@ from conformance.corpus import plan_scenarios
 from harness.under_test import BackendUnderTest
 from reference.errors import VNextError
 from reference.ids import ProgramValueId
-from reference.runtime.execute import default_inputs, oracle_outputs, scenario_plan
 from reference.runtime.executor import OUT_OF_PLAN_PROBES, replay_digest
 from reference.runtime.result import ExecuteResult
+from reference.scenario.execute import default_inputs, oracle_outputs, scenario_plan
 from seeds.scenarios import graph_scenario, paged_storage_scenario, plan_fixture_scenario, sequential_scratch_scenario
 
 __all__ = [

@@ -13,9 +13,15 @@ import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from reference.canonical import direct_fingerprint
+from reference.catalog.compatibility import (
+    CompatibilityReason,
+    ProviderCompatibilityReport,
+    ProviderCompatibilityRequest,
+    ProviderRejection,
+)
 from reference.catalog.device import DeviceDescriptor
 from reference.catalog.engine import EngineProviderDescriptor
 from reference.catalog.operation import OperationDescriptor
@@ -31,9 +37,6 @@ from reference.ids import NodeId, OperationId, ProviderId, WeightMaterializerId
 from reference.ints import USIZE_MAX
 from reference.versions import ContractVersion
 from reference.wire import WireObject, decode_with
-
-if TYPE_CHECKING:
-    from reference.catalog.compatibility import ProviderCompatibilityReport, ProviderCompatibilityRequest
 
 __all__ = [
     "MAX_ENGINE_PROVIDER_ROWS",
@@ -185,24 +188,47 @@ class CapabilityCatalog:
         return out
 
     def provider_compatibility(self, request: ProviderCompatibilityRequest) -> ProviderCompatibilityReport:
-        """The catalog half of resolution (§11.4)."""
-        from reference.catalog.compatibility import provider_compatibility
+        """The catalog half of resolution (§11.4 steps 1-5)."""
+        operation = self.operation(request.operation_id)
+        required_capabilities = request.required_capabilities | operation.provider.required_capabilities
+        compatible: list[ProviderId] = []
+        rejected: list[ProviderRejection] = []
+        for provider in self.providers_for(request.operation_id):
+            reasons: list[CompatibilityReason] = []
+            if not operation.version.satisfies(request.required_version):
+                reasons.append(
+                    CompatibilityReason("operation_version_mismatch", request.required_version, operation.version)
+                )
+            if not provider.version.satisfies(request.required_version):
+                reasons.append(
+                    CompatibilityReason("provider_version_mismatch", request.required_version, provider.version)
+                )
+            missing = required_capabilities - provider.capabilities
+            if missing:
+                reasons.append(CompatibilityReason("missing_capabilities", identities=tuple(sorted(missing))))
+            weights = request.required_weight_formats - provider.accepted_weight_formats
+            if weights:
+                reasons.append(CompatibilityReason("unsupported_weight_formats", identities=tuple(sorted(weights))))
+            quantization = request.required_quantization_formats - provider.accepted_quantization_formats
+            if quantization:
+                reasons.append(
+                    CompatibilityReason("unsupported_quantization_formats", identities=tuple(sorted(quantization)))
+                )
+            if not request.execution_determinism.accepts(provider.execution_semantics):
+                reasons.append(
+                    CompatibilityReason(
+                        "insufficient_execution_determinism",
+                        determinism=request.execution_determinism,
+                        semantics=provider.execution_semantics,
+                    )
+                )
+            if reasons:
+                rejected.append(ProviderRejection(provider.provider_id, tuple(reasons)))
+            else:
+                compatible.append(provider.provider_id)
+        return ProviderCompatibilityReport(request, tuple(compatible), tuple(rejected))
 
-        return provider_compatibility(self, request)
-
-    # ------------------------------------------------------------------ documents, wire and fingerprint
-
-    @classmethod
-    def from_document(cls, doc: Any) -> CapabilityCatalog:
-        """The declarative (constructor-shaped) JSON document; see ``reference.catalog.documents``."""
-        from reference.catalog.documents import catalog_from_document
-
-        return catalog_from_document(doc)
-
-    def to_document(self) -> dict[str, Any]:
-        from reference.catalog.documents import catalog_to_document
-
-        return catalog_to_document(self)
+    # ------------------------------------------------------------------ wire and fingerprint
 
     def to_wire(self) -> dict[str, Any]:
         """Struct order: device, operations, providers, engine_providers, weight_materializers."""

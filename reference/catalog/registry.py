@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final, Protocol, runtime_checkable
 
 from reference.catalog.catalog import CapabilityCatalog
@@ -26,7 +26,6 @@ from reference.ids import OperationId, ProviderId
 from reference.ints import U64_MAX
 
 __all__ = [
-    "DeclaredOperationContract",
     "OperationContract",
     "OperationPlanningHandle",
     "OperationResourceEstimator",
@@ -53,23 +52,6 @@ class OperationResourceEstimator(Protocol):
     def descriptor(self) -> OperationProviderDescriptor: ...
 
     def estimate_resources(self, request: Any) -> Any: ...
-
-
-@dataclass(eq=False)
-class DeclaredOperationContract:
-    """The seed's ``TestOperationContract``: counts calls, refuses when told to or when slices differ."""
-
-    operation: OperationDescriptor
-    reject_signature: bool = False
-    calls: int = field(default=0)
-
-    def descriptor(self) -> OperationDescriptor:
-        return self.operation
-
-    def validate_signature(self, inputs: Sequence[TensorContract], outputs: Sequence[TensorContract]) -> None:
-        self.calls += 1
-        if self.reject_signature or tuple(inputs) != self.operation.inputs or tuple(outputs) != self.operation.outputs:
-            raise invalid_plan("typed operation signature rejected")
 
 
 @dataclass(frozen=True, slots=True)

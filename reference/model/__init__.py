@@ -9,12 +9,12 @@ numerical profiles, programs and semantic metadata. One module per concept:
 * ``program`` ModelProgram; ``numerical`` profiles; ``metadata`` semantic metadata.
 * ``config`` config identity; ``provider`` the provider ABC; ``registration``
   TypedFamilyRegistration / ModelFamilyDefinition; ``registry`` resolution;
-  ``prepared`` PreparedModelFamily; ``declarative`` DeclarativeFamily documents.
+  ``prepared`` PreparedModelFamily; ``revalidate`` an untrusted prepared family against a
+  registry. Family documents (``DeclarativeFamily``) live in ``reference.documents.family``.
 """
 
 from __future__ import annotations
 
-from reference.model.declarative import DeclarativeFamily, FamilyDocument
 from reference.model.element import ElementType
 from reference.model.metadata import (
     ModelSemanticMetadata,
@@ -85,9 +85,7 @@ __all__ = [
     "MAX_PREPARED_MODEL_FAMILY_WIRE_BYTES",
     "PREPARED_MODEL_FAMILY_WIRE_VERSION",
     "CanonicalRational",
-    "DeclarativeFamily",
     "ElementType",
-    "FamilyDocument",
     "FamilyNumericalProfiles",
     "ModelFamilyDefinition",
     "ModelFamilyProvider",

@@ -9,7 +9,7 @@ normalization).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from reference.canonical import JsonValue, direct_fingerprint
 from reference.errors import InvalidExecutionPlan, InvalidModelConfig, UnknownWeightLayout
@@ -17,6 +17,7 @@ from reference.ids import QuantizationFormatId, WeightFormatId, WeightId, Weight
 from reference.ints import check_bool, check_uints, checked_add, checked_mul, checked_product, rust_trim
 from reference.model.element import FLOAT_TYPES, NARROW_INDEX_TYPES, SCALE_TYPES, ElementType
 from reference.model.layout_validation import LayoutValidator
+from reference.model.program import ModelProgram
 from reference.model.weight_encoding import (
     BlockQuantized,
     Dense,
@@ -37,9 +38,6 @@ from reference.model.weight_layout import (
 )
 from reference.versions import ContractVersion
 from reference.wire import WireObject
-
-if TYPE_CHECKING:
-    from reference.model.program import ModelProgram
 
 __all__ = ["WeightSchema", "WeightTensorSpec", "physical_component_ids"]
 

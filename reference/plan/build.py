@@ -1,4 +1,4 @@
-"""``ExecutionPlan.build`` in the exact step order of spec 05 §3 and ``build_node`` §3.1.
+"""``ExecutionPlan::build`` (``build_plan``) in the exact step order of spec 05 §3 and ``build_node`` §3.1.
 
 Steps: policy (validate, non-zero sequences and tokens), one registry authority, the raw
 capacity gate, the trusted execution weights against the catalog, provenance
@@ -10,7 +10,7 @@ finally ``validate_internal``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from reference.catalog.catalog import CapabilityCatalog
@@ -35,14 +35,15 @@ from reference.plan.execution_plan import ExecutionPlan
 from reference.plan.memory import build_memory_plan
 from reference.plan.node import PlanNode
 from reference.plan.payload import EXECUTION_PLAN_SCHEMA, ExecutionPlanPayload, plan_hash_of_material
-from reference.plan.request import PlanBuildRequest
+from reference.plan.request import CompletionRetentionSpec, PlanBuildRequest
 from reference.plan.retained import resolve_retained_values
 from reference.plan.selection import RejectedProvider
 from reference.plan.solver import node_candidates, solve, storage_rejection
 from reference.plan.state import StateTracker, derive_state_effects, node_dependencies
+from reference.plan.validate import validate_internal
 from reference.plan.weights import check_binding_semantics, node_weight_formats
 from reference.plan.work import derive_work_contract
-from reference.policy.runtime_policy import canonical_runtime_policy_fingerprint
+from reference.policy.runtime_policy import RuntimePolicy, canonical_runtime_policy_fingerprint
 from reference.policy.trust import PlannerPolicyView, check_capacity_gate, policy_for_resolution
 from reference.resolution.binding import ResolvedValueBinding
 from reference.resolution.estimate import estimator_input_fingerprint
@@ -50,8 +51,9 @@ from reference.resolution.node_resolution import PlanNodeResolution, validate_re
 from reference.resolution.operation_bindings import validate_resolved_bindings
 from reference.resolution.resource_plan import ProviderResourcePlan
 from reference.resolution.semantic import node_weight_requirements, validate_program_bindings
+from reference.weights.trusted import TrustedExecutionWeightPlan
 
-__all__ = ["BuildContext", "build_node", "build_plan"]
+__all__ = ["BuildContext", "build_execution_plan", "build_node", "build_plan"]
 
 
 @dataclass(slots=True)
@@ -322,5 +324,29 @@ def build_plan(request: PlanBuildRequest) -> ExecutionPlan:
     payload = payload.with_plan_id(plan_id)
     wire["plan_id"] = plan_id.value
     plan = ExecutionPlan._assemble(payload, wire, plan_hash, authority, trusted)
-    plan.validate_internal(family)  # 19
+    validate_internal(plan, family)  # 19
     return plan
+
+
+def build_execution_plan(
+    family: PreparedModelFamily,
+    catalog: CapabilityCatalog,
+    policy: RuntimePolicy,
+    resolutions: Sequence[PlanNodeResolution],
+    *,
+    completion_retention: CompletionRetentionSpec | Iterable[str] = (),
+    execution_weights: TrustedExecutionWeightPlan | None = None,
+) -> ExecutionPlan:
+    """The one door to a plan: ``PlanBuildRequest.new(...)``, then ``.with_execution_weights`` when
+    weights are given, then ``.with_completion_retention`` when values are retained, then ``build_plan``."""
+    request = PlanBuildRequest.new(family, catalog, policy, resolutions)
+    if execution_weights is not None:
+        request = request.with_execution_weights(execution_weights)
+    spec = (
+        completion_retention
+        if isinstance(completion_retention, CompletionRetentionSpec)
+        else CompletionRetentionSpec.of(completion_retention)
+    )
+    if spec.values:
+        request = request.with_completion_retention(spec)
+    return build_plan(request)

@@ -56,7 +56,8 @@ from reference.model.tensor import (
     StridedLayout,
 )
 from reference.model.weight_encoding import WeightComponentSpec
-from reference.plan.execution_plan import ExecutionPlan, build_execution_plan
+from reference.plan.build import build_execution_plan
+from reference.plan.execution_plan import ExecutionPlan
 from reference.plan.memory import compiler_resource_id
 from reference.policy.runtime_policy import RuntimePolicy
 from reference.resolution.binding import ResolvedValueBinding
@@ -64,6 +65,7 @@ from reference.resolution.node_resolution import PlanNodeResolution
 from reference.resolution.storage import ResolvedStorageComponent, ResolvedValueStorage
 from reference.resolution.tensor_spec import ResolvedTensorSpec
 from reference.resolution.usage import BufferUsage
+from reference.resolution.weight_binding import ResolvedWeightBinding
 from reference.resolution.workspace import align_up
 
 __all__ = ["MAX_ALIGNMENT_ROUNDS", "ProgramPlanCompilation", "ProgramPlanCompileOptions", "ProgramPlanCompiler"]
@@ -354,8 +356,6 @@ def _resolve_nodes(
                 )
                 weight = None
                 if usage is BufferUsage.WEIGHTS:
-                    from reference.resolution.weight_binding import ResolvedWeightBinding
-
                     reference = program.weight_for_value(value)
                     assert reference is not None
                     weight = ResolvedWeightBinding.from_schema(family.weight_schema, reference.weight_id)

@@ -9,14 +9,13 @@ cross-node canonical values and finally global storage aliasing.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from reference.canonical import is_canonical_sha256
 from reference.errors import PlanHashMismatch, UnsupportedPlanSchema, invalid_plan
 from reference.ids import NodeId, ResourceId, plan_id_for_hash
 from reference.model.prepared import PreparedModelFamily
 from reference.plan._util import strictly_ascending
 from reference.plan.aliasing import CanonicalValues, validate_global_storage_aliasing
+from reference.plan.execution_plan import ExecutionPlan
 from reference.plan.memory import (
     AllocationKind,
     AllocationLifetime,
@@ -36,9 +35,6 @@ from reference.plan.state import derive_state_effects
 from reference.plan.work import validate_work_contract
 from reference.resolution.resource_plan import workspace_base_id
 from reference.resolution.workspace import ProviderWorkspaceRequirement
-
-if TYPE_CHECKING:
-    from reference.plan.execution_plan import ExecutionPlan
 
 __all__ = ["validate_internal"]
 

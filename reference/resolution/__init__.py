@@ -14,7 +14,6 @@ from reference.resolution.estimate import (
     estimator_input_fingerprint,
     estimator_input_material,
 )
-from reference.resolution.estimators import EstimateBehavior, declared_estimate
 from reference.resolution.formula import (
     MAX_PROVIDER_WORKSPACE_SHAPE_BUCKETS,
     ActualSequencesFormula,
@@ -80,7 +79,6 @@ __all__ = [
     "BufferUsage",
     "ContiguousLayout",
     "DynamicResourceShapeBucket",
-    "EstimateBehavior",
     "FixedFormula",
     "OperationResourceEstimate",
     "OperationResourceEstimateRequest",
@@ -105,7 +103,6 @@ __all__ = [
     "TokensFormula",
     "WorkShape",
     "align_up",
-    "declared_estimate",
     "estimator_input_fingerprint",
     "estimator_input_material",
     "node_weight_requirements",

@@ -171,12 +171,6 @@ class ProviderWorkspaceSizeFormula:
             return all(b.maximum_sequences == 1 for b in self.buckets)
         return False
 
-    def bind_runtime_limits(self, maximum_active_sequences: int, maximum_scheduled_tokens: int) -> Any:
-        """The memory planner's ``DynamicResourceDemand`` for the policy ceilings (spec 05)."""
-        from reference.plan.memory.demand import bind_runtime_limits  # owned by the memory-plan layer
-
-        return bind_runtime_limits(self.to_wire(), maximum_active_sequences, maximum_scheduled_tokens)
-
     def payload(self) -> dict[str, JsonValue]:
         raise NotImplementedError
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from reference.catalog.catalog import CapabilityCatalog
-from reference.catalog.documents import RegistryDocument
+from reference.documents.registry import RegistryDocument
 from reference.ids import CapabilityId, NodeId, ProviderId
 from reference.model.prepared import PreparedModelFamily
 from reference.policy.runtime_policy import RuntimePolicy

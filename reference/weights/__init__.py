@@ -25,18 +25,6 @@ from reference.weights.component_sources import (
     component_sources_to_wire,
     identity_component_sources,
 )
-from reference.weights.document import (
-    DeclaredWeightMaterializer,
-    MaterializeFault,
-    MaterializeRule,
-    SchemaEdit,
-    WeightMaterializerDocument,
-    WeightMaterializerRegistryDocument,
-    WeightSelection,
-    WeightSelectionDocument,
-    apply_schema_edits,
-    weight_plan_selection,
-)
 from reference.weights.materializer import IdentityWeightMaterializer, WeightMaterializer
 from reference.weights.payload import WeightBytes, WeightComponentPayload, WeightComponentSource
 from reference.weights.plan import ExecutionWeightPlan
@@ -49,13 +37,9 @@ __all__ = [
     "MAX_NON_IDENTITY_WEIGHT_MATERIALIZERS",
     "MAX_WEIGHT_MATERIALIZERS",
     "ComponentSources",
-    "DeclaredWeightMaterializer",
     "ExecutionWeightPlan",
     "IdentityWeightMaterializer",
     "InMemoryWeightSource",
-    "MaterializeFault",
-    "MaterializeRule",
-    "SchemaEdit",
     "TrustedExecutionWeightPlan",
     "WeightBytes",
     "WeightComponentPayload",
@@ -63,14 +47,8 @@ __all__ = [
     "WeightMaterializationFidelity",
     "WeightMaterializer",
     "WeightMaterializerDescriptor",
-    "WeightMaterializerDocument",
     "WeightMaterializerRegistry",
-    "WeightMaterializerRegistryDocument",
-    "WeightSelection",
-    "WeightSelectionDocument",
-    "apply_schema_edits",
     "component_sources_from_wire",
     "component_sources_to_wire",
     "identity_component_sources",
-    "weight_plan_selection",
 ]

@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import schemas
+from reference.documents.family import DeclarativeFamily
 from reference.errors import InvalidModelConfig, Serialization, UnknownWeightLayout, VNextError
-from reference.model.declarative import DeclarativeFamily
 from reference.model.registration import TypedFamilyRegistration
 from seeds.families import FIXTURE_PROFILE, seed_family_document
 

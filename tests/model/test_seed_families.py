@@ -251,7 +251,7 @@ def json_family(value: dict[str, object]) -> TypedFamilyRegistration[object]:
 
 
 def seed_declarative_family_from(doc: dict[str, object]) -> object:
-    from reference.model.declarative import DeclarativeFamily
+    from reference.documents.family import DeclarativeFamily
 
     return DeclarativeFamily.from_document(doc)
 

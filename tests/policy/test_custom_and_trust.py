@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from reference.canonical import fingerprint
 from reference.catalog.storage import DynamicStorageProfile
+from reference.documents.custom_policy import DeclaredRuntimePolicy, ReportedPolicyValues
 from reference.errors import InvalidExecutionPlan, InvalidResolvedModelPlan, UnknownModelFamily
 from reference.policy import (
     AttentionExecutionPolicy,
@@ -20,7 +21,6 @@ from reference.policy import (
     policy_for_resolution,
     read_policy,
 )
-from reference.policy.custom import DeclaredRuntimePolicy, ReportedPolicyValues
 from reference.policy.trust import check_capacity_gate, first_available_profile, profile_rank
 from reference.versions import ContractVersion
 from seeds.policies import AdversarialRuntimePolicy, adversarial_policy, contiguous_storage_profile, policy

@@ -12,6 +12,7 @@ from reference.canonical import fingerprint
 from reference.catalog import DynamicStorageRequirement, OperationProviderDescriptor
 from reference.errors import Serialization
 from reference.ids import NodeId
+from reference.plan.memory import bind_runtime_limits
 from reference.resolution import (
     OperationResourceEstimate,
     ProviderResourcePlan,
@@ -144,8 +145,8 @@ def test_estimate_fingerprint_is_policy_independent() -> None:
     assert small == large
     assert small.scratch is not None and small.scratch.minimum_bytes() == 16
     assert small.scratch.size_formula == ProviderWorkspaceSizeFormula.tokens(7)
-    demand_small = small.scratch.size_formula.bind_runtime_limits(3, 32)
-    demand_large = small.scratch.size_formula.bind_runtime_limits(3, 4096)
+    demand_small = bind_runtime_limits(small.scratch.size_formula.to_wire(), 3, 32)
+    demand_large = bind_runtime_limits(small.scratch.size_formula.to_wire(), 3, 4096)
     assert demand_small != demand_large
     assert resolved_values(0) == list(
         try_node_resolution(family(), seed_catalog(), seed_policy(), 0, planning_registry(seed_catalog())).values()

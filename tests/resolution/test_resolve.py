@@ -13,17 +13,17 @@ from hypothesis import strategies as st
 import schemas
 from reference.catalog import (
     CapabilityCatalog,
-    DeclaredOperationContract,
     OperationDescriptor,
     OperationProviderDescriptor,
     ProviderExecutionSemantics,
 )
 from reference.catalog.registry import OperationRuntimeRegistry
+from reference.documents.estimators import EstimateBehavior, behavior_estimate
+from reference.documents.registry import DeclaredOperationContract
 from reference.ids import CapabilityId, NodeId, ProviderId, ResourceId, WeightId
 from reference.model.element import ElementType
 from reference.model.registration import TypedFamilyRegistration
 from reference.resolution import (
-    EstimateBehavior,
     OperationResourceEstimate,
     OperationResourceEstimateRequest,
     PlanNodeResolution,
@@ -37,7 +37,6 @@ from reference.resolution import (
     validate_provider_resolution,
     workspace_base_id,
 )
-from reference.resolution.estimators import behavior_estimate
 from reference.versions import ContractVersion
 from seeds.catalogs import (
     catalog_with_memory_and_execution_semantics,

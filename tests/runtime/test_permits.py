@@ -85,7 +85,7 @@ def test_release_returns_bytes_and_refuses_unknown_instances() -> None:
 
 
 def test_grants_never_exceed_the_usable_capacity() -> None:
-    from reference.runtime.execute import scenario_plan
+    from reference.scenario.execute import scenario_plan
     from seeds.policies import policy
     from seeds.scenarios import plan_fixture_scenario
 

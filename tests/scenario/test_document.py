@@ -9,9 +9,9 @@ import pytest
 
 import schemas
 from reference import api
-from reference.catalog.documents import catalog_to_document
+from reference.documents.catalog import catalog_to_document
+from reference.documents.policy import policy_to_document
 from reference.errors import InvalidModelConfig, Serialization
-from reference.policy.document import policy_to_document
 from reference.scenario.document import ScenarioDocument
 from reference.scenario.sections import scenario_policy
 from seeds.catalogs import catalog, planning_document

@@ -8,9 +8,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import schemas
-from reference.catalog.documents import catalog_from_document
 from reference.catalog.storage import DynamicStorageProfile, DynamicStorageRequirement
 from reference.catalog.tensor_contract import TensorContract
+from reference.documents.catalog import catalog_from_document
 from reference.errors import Serialization
 from strategies.catalog import (
     CATALOG_OPERATORS,

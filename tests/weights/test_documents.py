@@ -12,17 +12,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import schemas
-from reference.errors import Serialization
-from reference.ids import WeightId, WeightMaterializerId
-from reference.weights import (
-    InMemoryWeightSource,
-    TrustedExecutionWeightPlan,
+from reference.documents.weights import (
     WeightMaterializerDocument,
-    WeightMaterializerRegistry,
     WeightMaterializerRegistryDocument,
     WeightSelectionDocument,
     weight_plan_selection,
 )
+from reference.errors import Serialization
+from reference.ids import WeightId, WeightMaterializerId
+from reference.weights import InMemoryWeightSource, TrustedExecutionWeightPlan, WeightMaterializerRegistry
 from seeds.weight_sources import ZeroWeightSource
 from seeds.weights import (
     DERIVED_ID,

@@ -1,19 +1,19 @@
 """The estimates a declared estimator answers with (spec 04 §10): the seed's ``TestEstimator``
-and ``SequentialScratchEstimator`` behaviours.
+and ``SequentialScratchEstimator`` behaviours, vocabulary of registry documents.
 
 ``behavior_estimate`` answers like the seed for each ``EstimateBehavior``: scratch
 ``fixed(scratch)`` (``tokens(scratch)`` for ``token_scaled_scratch``) invocation/overwrite,
 persistent ``fixed(persistent)`` plan/preserve, alignment 16 (64 for ``arena_alignment64``
 with weight-arena ids, 3 for ``invalid_alignment``), and the forged identity/input fields
-of the ``wrong_*`` behaviours. ``sequential_estimate`` is the per-node fixed scratch;
-``declared_estimate`` plugs both into ``DeclaredEstimator``.
+of the ``wrong_*`` behaviours. ``sequential_estimate`` is the per-node fixed scratch.
+Registry documents declare estimators by these behaviours (``reference.documents.registry``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import Enum
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from reference.catalog.provider import OperationProviderDescriptor
 from reference.catalog.storage import DynamicStorageRequirement
@@ -29,14 +29,10 @@ from reference.resolution.workspace import (
 )
 from reference.versions import ContractVersion
 
-if TYPE_CHECKING:
-    from reference.catalog.documents import DeclaredEstimator
-
 __all__ = [
     "WEIGHT_ARENA_PREFIX",
     "EstimateBehavior",
     "behavior_estimate",
-    "declared_estimate",
     "sequential_estimate",
 ]
 
@@ -134,16 +130,4 @@ def sequential_estimate(
         16,
         _scratch(scratch_bytes, False),
         _persistent(persistent_bytes),
-    )
-
-
-def declared_estimate(
-    estimator: DeclaredEstimator, request: OperationResourceEstimateRequest
-) -> OperationResourceEstimate:
-    """The ``DeclaredEstimator`` hook: per-node scratch when declared, else the declared behaviour."""
-    spec = estimator.spec
-    if spec.scratch_bytes_by_node:
-        return sequential_estimate(estimator.provider, request, dict(spec.scratch_bytes_by_node), spec.persistent_bytes)
-    return behavior_estimate(
-        estimator.provider, request, spec.scratch_bytes, spec.persistent_bytes, EstimateBehavior(spec.behavior)
     )

@@ -22,8 +22,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 from reference.canonical import JsonValue, canonical_bytes
+from reference.documents.custom_policy import AdversarialRuntimePolicy, DeclaredRuntimePolicy, ReportedPolicyValues
 from reference.errors import Serialization, VNextError, error_from_dict
-from reference.policy.custom import AdversarialRuntimePolicy, DeclaredRuntimePolicy, ReportedPolicyValues
 from reference.policy.enums import AttentionExecutionPolicy, ExecutionDeterminismRequirement
 from reference.policy.memory import CheckpointCapacityPolicy
 from reference.policy.resolved import WIRE_FIELDS, ResolvedRuntimePolicy, decode_policy_fields
