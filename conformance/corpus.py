@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.bundles import Bundle, load_bundle
-from reference.canonical import fingerprint
+from reference.api import fingerprint
 
 __all__ = ["corpus_dir", "corpus_paths", "plan_scenarios"]
 

@@ -19,23 +19,12 @@ from conformance.corpus import corpus_dir
 from harness.bundles import Bundle
 from harness.operations import encode_params
 from harness.outcome import Outcome, call_outcome
+from reference.api import ESTIMATE_BEHAVIORS
 
 __all__ = ["SEED_PREFIX", "seed_bundles", "seed_cases"]
 
 SEED_PREFIX: Final = "seed_"
 
-#: The seed's ``EstimateBehavior`` values, snake_case.
-BEHAVIORS: Final = (
-    "correct",
-    "arena_alignment64",
-    "token_scaled_scratch",
-    "wrong_estimator_id",
-    "wrong_estimator_version",
-    "wrong_implementation",
-    "wrong_input",
-    "invalid_alignment",
-    "missing_scratch",
-)
 GRAPH_SCENARIOS: Final = (
     "alias",
     "alias_late_consumer",
@@ -78,7 +67,7 @@ def seed_cases() -> dict[str, tuple[Callable[[], dict[str, Any]], str]]:
                 lambda variant=variant: graph_scenario("alias", variant),  # type: ignore[misc]
                 f"05 §5.3 GraphFamily alias, {variant}",
             )
-    for behavior in BEHAVIORS:
+    for behavior in ESTIMATE_BEHAVIORS:
         cases[f"seed_estimate_{behavior}"] = (
             lambda behavior=behavior: plan_fixture_scenario(0, name=f"estimate_{behavior}", behavior=behavior),  # type: ignore[misc]
             f"04 §10 EstimateBehavior {behavior}",

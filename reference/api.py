@@ -1,6 +1,7 @@
-"""The one adapter between the conformance harness and the reference planning layers.
+"""The reference's public facade: the one adapter between the conformance harness and the
+reference planning layers, and the oracle values the conformance suites compare against.
 
-The harness's reference backend calls only the functions below. Each planning
+The harness's reference backend calls only the planning operations below. Each planning
 operation takes an opaque *scenario* document (a JSON object defined by the
 planning layers) and returns plain values or raises a ``VNextError``. An
 operation whose layer has not landed yet raises ``OperationNotSupported``; once
@@ -16,23 +17,48 @@ Rules every implementation here must keep (they are the harness protocol's rules
   schema, typed parse) and only then builds the trusted dependencies from the
   scenario, so decode-stage rejections do not depend on the scenario;
 * wire results are the exact bytes the contract's ``to_json`` writes.
+
+The suites read the reference through this module too: the contract's error catalogue, the
+canonical JSON helpers, the plan decoder and memory-plan invariants, the policy document
+decoder, the estimate behaviours and the runtime oracle of a scenario.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
+from reference.canonical import canonical_bytes, direct_bytes, fingerprint, loads_strict, sha256_hex
+from reference.catalog.weight_materializer import MAX_WEIGHT_MATERIALIZERS
+from reference.documents.policy import policy_from_document
+from reference.documents.registry import ESTIMATE_BEHAVIORS
 from reference.documents.weights import weight_plan_selection
+from reference.errors import (
+    InvalidExecutionPlan,
+    PlanHashMismatch,
+    Serialization,
+    UnsupportedPlanSchema,
+    VNextError,
+)
+from reference.ids import ProgramValueId
+from reference.model.prepared import MAX_PREPARED_MODEL_FAMILY_WIRE_BYTES
+from reference.plan.decode import UnvalidatedExecutionPlan, decode_untrusted
+from reference.plan.memory import MAX_EXECUTION_PLAN_RESOURCE_ROWS, MemoryPlan
+from reference.plan.memory import invariants as memory_invariants
+from reference.plan.payload import EXECUTION_PLAN_SCHEMA, MAX_EXECUTION_PLAN_WIRE_BYTES
+from reference.runtime.executor import OUT_OF_PLAN_PROBES
+from reference.runtime.executor import replay_digest as _replay_digest
 from reference.runtime.result import ExecuteResult
 from reference.scenario.document import ScenarioDocument
-from reference.scenario.execute import execute_scenario
+from reference.scenario.execute import ScenarioPlan, default_inputs, execute_scenario, oracle_outputs, scenario_plan
 from reference.scenario.plan import build_scenario_plan, revalidate_scenario_wire
 from reference.scenario.sections import scenario_catalog, scenario_family, scenario_weights
-from reference.versions import PlanSchemaVersion
 
 __all__ = [
+    "ESTIMATE_BEHAVIORS",
+    "MAX_EXECUTION_PLAN_WIRE_BYTES",
+    "OUT_OF_PLAN_PROBES",
     "CONTRACT_CRATE",
     "CONTRACT_MODULE",
     "CONTRACT_VERSION",
@@ -41,17 +67,38 @@ __all__ = [
     "IMPLEMENTATION_NAME",
     "LIMITS",
     "PLANNING_OPERATIONS",
+    "ExecuteResult",
+    "InvalidExecutionPlan",
+    "MemoryPlan",
     "OperationNotSupported",
+    "PlanHashMismatch",
     "PreparedFamily",
     "Scenario",
+    "ScenarioPlan",
+    "Serialization",
+    "UnsupportedPlanSchema",
+    "UnvalidatedExecutionPlan",
+    "VNextError",
     "WeightPlanSelection",
     "build_plan",
+    "canonical_bytes",
+    "decode_untrusted",
+    "default_inputs",
+    "direct_bytes",
     "execute",
+    "fingerprint",
     "fingerprint_catalog",
     "implemented",
+    "loads_strict",
+    "memory_invariants",
+    "oracle_outputs",
+    "policy_from_document",
     "prepare_family",
+    "replay_digest",
     "revalidate",
+    "scenario_plan",
     "select_weight_plan",
+    "sha256_hex",
     "supported_operations",
 ]
 
@@ -63,15 +110,14 @@ IMPLEMENTATION_LANGUAGE: Final = "python"
 CONTRACT_CRATE: Final = "ferrum-interfaces"
 CONTRACT_VERSION: Final = "0.12.2"
 CONTRACT_MODULE: Final = "vnext"
-#: 05 §1: the only plan schema decode and revalidation accept.
-EXECUTION_PLAN_SCHEMA: Final = PlanSchemaVersion(8, 1)
 
-#: Contract byte and count limits the reference enforces (01 §3.6, 02 §7.4, 05 §1).
+#: Contract byte and count limits the reference enforces (01 §3.6, 02 §7.4, 05 §1), read from the modules
+#: that enforce them.
 LIMITS: Final[Mapping[str, int]] = {
-    "max_execution_plan_wire_bytes": 16 * 1024 * 1024,
-    "max_prepared_model_family_wire_bytes": 16 * 1024 * 1024,
-    "max_execution_plan_resource_rows": 65_536,
-    "max_weight_materializers": 64,
+    "max_execution_plan_wire_bytes": MAX_EXECUTION_PLAN_WIRE_BYTES,
+    "max_prepared_model_family_wire_bytes": MAX_PREPARED_MODEL_FAMILY_WIRE_BYTES,
+    "max_execution_plan_resource_rows": MAX_EXECUTION_PLAN_RESOURCE_ROWS,
+    "max_weight_materializers": MAX_WEIGHT_MATERIALIZERS,
 }
 
 #: The planning operations, in protocol order (``describe`` is always supported).
@@ -187,3 +233,12 @@ def execute(scenario: Scenario, inputs: Mapping[str, bytes], replays: int) -> Ex
     """
 
     return execute_scenario(scenario, inputs, replays)
+
+
+# --------------------------------------------------------------------------- oracle values for the suites
+
+
+def replay_digest(outputs: Sequence[tuple[str, bytes]]) -> str:
+    """The digest a runtime reports per replay: SHA-256 over ``id \\0 u64_le(len) bytes`` of every
+    program output, in program order."""
+    return _replay_digest([(ProgramValueId(value_id), data) for value_id, data in outputs])

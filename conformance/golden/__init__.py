@@ -14,7 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
-from reference.canonical import sha256_hex
+from reference.api import sha256_hex
 
 __all__ = ["GOLDEN_FILE", "GOLDEN_VERSION", "check", "expected_contract", "generate", "golden_path", "load", "write"]
 

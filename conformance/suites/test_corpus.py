@@ -14,7 +14,7 @@ from conformance.corpus import corpus_paths
 from conformance.seed_corpus import SEED_PREFIX
 from harness.bundles import check_bundle, load_bundle
 from harness.under_test import BackendUnderTest
-from reference.canonical import sha256_hex
+from reference.api import sha256_hex
 
 _PATHS = corpus_paths()
 

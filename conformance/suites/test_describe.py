@@ -15,8 +15,8 @@ import schemas
 from harness.contract import CONTRACT_IDENTITY, CONTRACT_LIMITS, KNOWN_OPERATIONS
 from harness.faults import BackendFault
 from harness.under_test import BackendUnderTest
-from reference.errors import VNextError
-from reference.versions import PlanSchemaVersion
+from reference import api
+from reference.api import VNextError
 
 _PRINTABLE = re.compile(r"[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?")
 _SEMVER = re.compile(r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:[-+][0-9A-Za-z.+-]+)?")
@@ -55,7 +55,7 @@ def test_contract_identity_matches_suite(backend: BackendUnderTest) -> None:
 
 
 def test_plan_schema_is_the_contract_schema(backend: BackendUnderTest) -> None:
-    assert backend.describe().contract.plan_schema == PlanSchemaVersion(8, 1)
+    assert backend.describe().contract.plan_schema == api.EXECUTION_PLAN_SCHEMA
 
 
 @pytest.mark.parametrize("limit", sorted(CONTRACT_LIMITS))

@@ -24,7 +24,7 @@ from harness.bundles import Bundle
 from harness.outcome import call_outcome
 from harness.pytest_plugin import CounterexampleRecorder
 from harness.under_test import BackendUnderTest
-from reference.errors import VNextError
+from reference.api import VNextError
 from strategies.budget import (
     BASES,
     BudgetCase,

@@ -21,8 +21,7 @@ from harness.bundles import Bundle
 from harness.outcome import call_outcome
 from harness.pytest_plugin import CounterexampleRecorder
 from harness.under_test import BackendUnderTest
-from reference.documents.registry import ESTIMATE_BEHAVIORS
-from reference.errors import VNextError
+from reference.api import ESTIMATE_BEHAVIORS, VNextError
 from seeds.catalogs import (
     catalog_with_secondary_provider,
     catalog_with_secondary_provider_storage,

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from harness.under_test import BackendUnderTest
-from reference.errors import VNextError
+from reference.api import VNextError
 from seeds.catalogs import catalog, catalog_with_memory, catalog_with_secondary_provider
 from seeds.scenarios import seed_scenario
 

@@ -34,7 +34,7 @@ from harness.cases import not_applicable
 from harness.description import BackendDescription
 from harness.pytest_plugin import CounterexampleRecorder
 from harness.under_test import BackendUnderTest
-from reference.canonical import canonical_bytes, direct_bytes, loads_strict, sha256_hex
+from reference.api import canonical_bytes, direct_bytes, loads_strict, sha256_hex
 from strategies.scenarios import (
     RESPELLINGS,
     SEMANTIC_CHANGES,
