@@ -3,8 +3,9 @@ numerical profiles, programs and semantic metadata. One module per concept:
 
 * ``element`` ElementType; ``tensor`` ProgramTensorSpec / ResolvedTensorLayout;
   ``semantic_value`` CanonicalRational / SemanticValue; ``state`` StateSpec and parts.
-* ``weight_encoding`` components and encodings; ``weight_layout`` the physical layout
-  tree and its budget pass; ``layout_validation`` the layout validator;
+* ``weight_encoding`` components and encodings; ``weight_storage`` a bound component's
+  storage geometry; ``weight_layout`` the physical layout tree; ``layout_traversal`` its
+  traversal and budget pass; ``layout_validation`` the layout validator;
   ``weight_schema`` WeightTensorSpec / WeightSchema.
 * ``program`` ModelProgram; ``numerical`` profiles; ``metadata`` semantic metadata.
 * ``config`` config identity; ``provider`` the provider ABC; ``registration``
@@ -16,6 +17,7 @@ numerical profiles, programs and semantic metadata. One module per concept:
 from __future__ import annotations
 
 from reference.model.element import ElementType
+from reference.model.layout_traversal import MAX_PHYSICAL_WEIGHT_LAYOUT_DEPTH, MAX_PHYSICAL_WEIGHT_LAYOUT_NODES
 from reference.model.metadata import (
     ModelSemanticMetadata,
     SpecialTokenCollision,
@@ -72,11 +74,7 @@ from reference.model.weight_encoding import (
     WeightComponentSpec,
     WeightEncoding,
 )
-from reference.model.weight_layout import (
-    MAX_PHYSICAL_WEIGHT_LAYOUT_DEPTH,
-    MAX_PHYSICAL_WEIGHT_LAYOUT_NODES,
-    PhysicalWeightLayout,
-)
+from reference.model.weight_layout import PhysicalWeightLayout
 from reference.model.weight_schema import WeightSchema, WeightTensorSpec, physical_component_ids
 
 __all__ = [

@@ -15,6 +15,7 @@ from reference.errors import InvalidModelConfig
 from reference.ids import WeightId
 from reference.ints import ceil_div, checked_add, checked_mul, checked_product, checked_round_up
 from reference.model.element import FLOAT_TYPES, INDEX_TYPES, NARROW_INDEX_TYPES, ElementType
+from reference.model.layout_traversal import MAX_PHYSICAL_WEIGHT_LAYOUT_DEPTH, MAX_PHYSICAL_WEIGHT_LAYOUT_NODES
 from reference.model.weight_encoding import (
     BlockQuantized,
     Quantized,
@@ -23,22 +24,22 @@ from reference.model.weight_encoding import (
     dense_element_type,
 )
 from reference.model.weight_layout import (
-    MAX_PHYSICAL_WEIGHT_LAYOUT_DEPTH,
-    MAX_PHYSICAL_WEIGHT_LAYOUT_NODES,
     AxisReshapePermutationLayout,
     AxisWeightComponent,
     BlockQuantizedLayout,
     CompositeLayout,
-    ContiguousStorage,
     DenseLayout,
     IndexedLayout,
-    PhysicalStorageLayout,
     PhysicalWeightComponentBinding,
     PhysicalWeightLayout,
-    PhysicalWeightPadding,
     QuantizedBlockGridLayout,
     QuantizedLayout,
     StoredLayout,
+)
+from reference.model.weight_storage import (
+    ContiguousStorage,
+    PhysicalStorageLayout,
+    PhysicalWeightPadding,
     StridedStorage,
     TiledStorage,
 )

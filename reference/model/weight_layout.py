@@ -1,161 +1,44 @@
-"""The physical weight layout tree (spec 02 §8.5) and its structural passes.
+"""The physical weight layout tree (spec 02 §8.5): its variants and their structural decode.
 
-Variants are frozen dataclasses; ``PhysicalWeightLayout`` is their union. This
-module also holds the budget pass (depth <= 16, nodes <= 4096, exact traversal
-rules), ``physical_component_ids`` and the layout part of ``normalize``.
+Variants are frozen dataclasses; ``PhysicalWeightLayout`` is their union. The storage geometry of
+a bound component is ``reference.model.weight_storage``; walking the tree (the budget pass,
+bound component ids, ``normalize``) is ``reference.model.layout_traversal``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Final
 
 from reference.canonical import JsonValue
 from reference.errors import Serialization
 from reference.ids import WeightId
 from reference.ints import check_uint, check_uints
+from reference.model.weight_storage import (
+    CONTIGUOUS,
+    EXACT,
+    PhysicalStorageLayout,
+    PhysicalWeightPadding,
+    decode_storage,
+)
 from reference.wire import WireObject, read_list, read_tagged_enum, read_uint, read_uints
 
 __all__ = [
-    "MAX_PHYSICAL_WEIGHT_LAYOUT_DEPTH",
-    "MAX_PHYSICAL_WEIGHT_LAYOUT_NODES",
     "AxisReshapePermutationLayout",
     "AxisWeightComponent",
     "BlockQuantizedLayout",
     "CompositeLayout",
     "CompositeWeightPart",
-    "ContiguousStorage",
     "DenseLayout",
     "ExpertStackLayout",
     "IndexedLayout",
-    "PhysicalStorageLayout",
     "PhysicalWeightComponentBinding",
     "PhysicalWeightLayout",
-    "PhysicalWeightPadding",
     "QuantizedBlockGridLayout",
     "QuantizedLayout",
     "StoredLayout",
-    "StridedStorage",
-    "TiledStorage",
     "decode_physical_layout",
-    "layout_bindings",
-    "layout_budget_failure",
-    "layout_children",
-    "normalize_layout",
-    "physical_component_id_set",
 ]
-
-MAX_PHYSICAL_WEIGHT_LAYOUT_DEPTH: Final = 16
-MAX_PHYSICAL_WEIGHT_LAYOUT_NODES: Final = 4096
-
-
-@dataclass(frozen=True, slots=True)
-class PhysicalWeightPadding:
-    """``"exact"`` when ``padded_dimensions`` is None, else ``{"zero_fill": {"padded_dimensions": [...]}}``."""
-
-    padded_dimensions: tuple[int, ...] | None = None
-
-    def __post_init__(self) -> None:
-        if self.padded_dimensions is not None:
-            object.__setattr__(self, "padded_dimensions", check_uints(self.padded_dimensions, 64, "padded_dimensions"))
-
-    def to_wire(self) -> JsonValue:
-        if self.padded_dimensions is None:
-            return "exact"
-        return {"zero_fill": {"padded_dimensions": list(self.padded_dimensions)}}
-
-    @classmethod
-    def from_wire(cls, raw: Any, context: str, path: str = "$") -> PhysicalWeightPadding:
-        tag, content = read_tagged_enum(raw, ("exact",), ("zero_fill",), context=context, path=path)
-        if tag == "exact":
-            return cls()
-        f = WireObject(content, ("padded_dimensions",), lenient=True, type_name="zero_fill", context=context, path=path)
-        return cls(f.uints("padded_dimensions", 64))
-
-
-EXACT: Final = PhysicalWeightPadding()
-
-
-@dataclass(frozen=True, slots=True)
-class ContiguousStorage:
-    padding: PhysicalWeightPadding = EXACT
-
-    def to_wire(self) -> JsonValue:
-        return {"contiguous": {"padding": self.padding.to_wire()}}
-
-
-@dataclass(frozen=True, slots=True)
-class StridedStorage:
-    """Strides are in the component's storage unit."""
-
-    strides_in_elements: tuple[int, ...]
-    padding: PhysicalWeightPadding = EXACT
-
-    def __post_init__(self) -> None:
-        object.__setattr__(
-            self, "strides_in_elements", check_uints(self.strides_in_elements, 64, "strides_in_elements")
-        )
-
-    def to_wire(self) -> JsonValue:
-        return {"strided": {"strides_in_elements": list(self.strides_in_elements), "padding": self.padding.to_wire()}}
-
-
-@dataclass(frozen=True, slots=True)
-class TiledStorage:
-    """``axis_order[j]`` is the semantic axis of physical tile-grid axis j."""
-
-    tile_shape: tuple[int, ...]
-    axis_order: tuple[int, ...]
-    tile_strides_in_elements: tuple[int, ...]
-    padding: PhysicalWeightPadding = EXACT
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "tile_shape", check_uints(self.tile_shape, 64, "tile_shape"))
-        object.__setattr__(self, "axis_order", check_uints(self.axis_order, 32, "axis_order"))
-        object.__setattr__(
-            self, "tile_strides_in_elements", check_uints(self.tile_strides_in_elements, 64, "tile_strides_in_elements")
-        )
-
-    def to_wire(self) -> JsonValue:
-        return {
-            "tiled": {
-                "tile_shape": list(self.tile_shape),
-                "axis_order": list(self.axis_order),
-                "tile_strides_in_elements": list(self.tile_strides_in_elements),
-                "padding": self.padding.to_wire(),
-            }
-        }
-
-
-PhysicalStorageLayout = ContiguousStorage | StridedStorage | TiledStorage
-
-
-def decode_storage(raw: Any, context: str, path: str) -> PhysicalStorageLayout:
-    tag, content = read_tagged_enum(raw, (), ("contiguous", "strided", "tiled"), context=context, path=path)
-    inner = f"{path}.{tag}"
-    if tag == "contiguous":
-        f = WireObject(content, ("padding",), lenient=True, type_name="contiguous", context=context, path=inner)
-        return ContiguousStorage(f.nested("padding", PhysicalWeightPadding.from_wire))
-    if tag == "strided":
-        f = WireObject(
-            content, ("strides_in_elements", "padding"), lenient=True, type_name="strided", context=context, path=inner
-        )
-        return StridedStorage(f.uints("strides_in_elements", 64), f.nested("padding", PhysicalWeightPadding.from_wire))
-    f = WireObject(
-        content,
-        ("tile_shape", "axis_order", "tile_strides_in_elements", "padding"),
-        lenient=True,
-        type_name="tiled",
-        context=context,
-        path=inner,
-    )
-    return TiledStorage(
-        f.uints("tile_shape", 64),
-        f.uints("axis_order", 32),
-        f.uints("tile_strides_in_elements", 64),
-        f.nested("padding", PhysicalWeightPadding.from_wire),
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +46,7 @@ class PhysicalWeightComponentBinding:
     """A component bound with an explicit storage geometry."""
 
     component_id: WeightId
-    storage: PhysicalStorageLayout = ContiguousStorage()
+    storage: PhysicalStorageLayout = CONTIGUOUS
 
     def to_wire(self) -> JsonValue:
         return {"component_id": self.component_id.to_wire(), "storage": self.storage.to_wire()}
@@ -531,96 +414,3 @@ def decode_physical_layout(raw: Any, context: str, path: str = "$") -> PhysicalW
         )
     f = fields(("experts", "expert_axis"))
     return ExpertStackLayout(f.items("experts", decode_physical_layout), f.u32("expert_axis"))
-
-
-# --------------------------------------------------------------------------- structural passes
-
-
-def layout_children(layout: PhysicalWeightLayout) -> tuple[PhysicalWeightLayout, ...]:
-    """Child layouts in list order (composite parts, ``values``, experts)."""
-    if isinstance(layout, CompositeLayout):
-        return tuple(part.layout for part in layout.parts)
-    if isinstance(layout, AxisReshapePermutationLayout | IndexedLayout):
-        return (layout.values,)
-    if isinstance(layout, ExpertStackLayout):
-        return layout.experts
-    return ()
-
-
-def layout_bindings(layout: PhysicalWeightLayout) -> Iterator[WeightId]:
-    """Component ids bound directly by this node (not its children)."""
-    if isinstance(layout, DenseLayout):
-        yield layout.component_id
-    elif isinstance(layout, StoredLayout):
-        yield layout.component.component_id
-    elif isinstance(layout, QuantizedLayout):
-        yield layout.packed_values.component_id
-        yield layout.scales.component_id
-        if layout.zero_points is not None:
-            yield layout.zero_points.component_id
-        if layout.axis_indices is not None:
-            yield layout.axis_indices.component.component_id
-        if layout.permutation is not None:
-            yield layout.permutation.component.component_id
-        if layout.codebook is not None:
-            yield layout.codebook.component_id
-    elif isinstance(layout, QuantizedBlockGridLayout):
-        yield layout.packed_values.component_id
-        yield layout.scales.component_id
-    elif isinstance(layout, BlockQuantizedLayout):
-        yield layout.blocks.component_id
-    elif isinstance(layout, IndexedLayout):
-        yield layout.indices.component.component_id
-
-
-def _direct(layout: PhysicalWeightLayout) -> int:
-    if isinstance(layout, DenseLayout | StoredLayout | BlockQuantizedLayout | IndexedLayout):
-        return 1
-    if isinstance(layout, QuantizedLayout):
-        optional = (layout.zero_points, layout.axis_indices, layout.permutation, layout.codebook)
-        return 2 + sum(1 for item in optional if item is not None)
-    if isinstance(layout, QuantizedBlockGridLayout):
-        return 2
-    return 0
-
-
-def layout_budget_failure(root: PhysicalWeightLayout) -> str | None:
-    """The budget pass: None when within depth 16 / 4096 nodes, else the failure text."""
-    stack: list[tuple[PhysicalWeightLayout, int]] = [(root, 1)]
-    visited = 0
-    while stack:
-        node, depth = stack.pop()
-        if depth > MAX_PHYSICAL_WEIGHT_LAYOUT_DEPTH:
-            return f"physical weight layout exceeds maximum depth {MAX_PHYSICAL_WEIGHT_LAYOUT_DEPTH}"
-        visited += 1 + _direct(node)
-        if visited > MAX_PHYSICAL_WEIGHT_LAYOUT_NODES:
-            return f"physical weight layout exceeds maximum nodes {MAX_PHYSICAL_WEIGHT_LAYOUT_NODES}"
-        for child in layout_children(node):
-            if visited + len(stack) >= MAX_PHYSICAL_WEIGHT_LAYOUT_NODES:
-                return f"physical weight layout exceeds maximum nodes {MAX_PHYSICAL_WEIGHT_LAYOUT_NODES}"
-            stack.append((child, depth + 1))
-    return None
-
-
-def physical_component_id_set(root: PhysicalWeightLayout) -> frozenset[WeightId]:
-    """Every component id bound anywhere in the tree (call after the budget pass)."""
-    found: set[WeightId] = set()
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        found.update(layout_bindings(node))
-        stack.extend(layout_children(node))
-    return frozenset(found)
-
-
-def normalize_layout(layout: PhysicalWeightLayout) -> PhysicalWeightLayout:
-    """Sort composite parts by (offsets, extents) recursively; expert order is kept."""
-    if isinstance(layout, CompositeLayout):
-        parts = [replace(part, layout=normalize_layout(part.layout)) for part in layout.parts]
-        parts.sort(key=lambda part: (part.logical_offsets, part.extents))
-        return CompositeLayout(tuple(parts))
-    if isinstance(layout, AxisReshapePermutationLayout | IndexedLayout):
-        return replace(layout, values=normalize_layout(layout.values))
-    if isinstance(layout, ExpertStackLayout):
-        return replace(layout, experts=tuple(normalize_layout(e) for e in layout.experts))
-    return layout

@@ -16,6 +16,7 @@ from reference.errors import InvalidExecutionPlan, InvalidModelConfig, UnknownWe
 from reference.ids import QuantizationFormatId, WeightFormatId, WeightId, WeightLayoutId
 from reference.ints import check_bool, check_uints, checked_add, checked_mul, checked_product, rust_trim
 from reference.model.element import FLOAT_TYPES, NARROW_INDEX_TYPES, SCALE_TYPES, ElementType
+from reference.model.layout_traversal import layout_budget_failure, normalize_layout, physical_component_id_set
 from reference.model.layout_validation import LayoutValidator
 from reference.model.program import ModelProgram
 from reference.model.weight_encoding import (
@@ -29,13 +30,7 @@ from reference.model.weight_encoding import (
     WeightEncoding,
     quantization_format_id,
 )
-from reference.model.weight_layout import (
-    PhysicalWeightLayout,
-    decode_physical_layout,
-    layout_budget_failure,
-    normalize_layout,
-    physical_component_id_set,
-)
+from reference.model.weight_layout import PhysicalWeightLayout, decode_physical_layout
 from reference.versions import ContractVersion
 from reference.wire import WireObject
 
