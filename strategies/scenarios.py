@@ -25,6 +25,20 @@ from hypothesis import strategies as st
 
 from reference.canonical import JsonValue
 from reference.catalog.storage import DynamicStorageProfile
+from reference.documents.family import document_for
+from reference.documents.policy import policy_to_document
+from reference.model.registration import TypedFamilyRegistration
+from seeds.catalogs import catalog, catalog_with_secondary_provider
+from seeds.chain import ChainFamily, chain_values
+from seeds.families import seed_family_document, seed_raw_config
+from seeds.policies import policy as seed_policy
+from seeds.scenarios import (
+    _resolution,
+    graph_scenario,
+    plan_fixture_scenario,
+    seed_scenario,
+    sequential_scratch_scenario,
+)
 from strategies._guide import guide
 from strategies.ids import hex_digests, id_strings
 from strategies.policy import policy_fields
@@ -152,9 +166,6 @@ class PlanFixtureParams:
 
 def plan_fixture_case(params: PlanFixtureParams) -> ScenarioCase:
     """Seed ``plan_fixture`` assembled from ``params`` (a pure function of them)."""
-    from seeds.catalogs import catalog, catalog_with_secondary_provider
-    from seeds.families import seed_family_document, seed_raw_config
-    from seeds.scenarios import plan_fixture_scenario
 
     cat = catalog_with_secondary_provider() if params.providers == "secondary" else catalog()
     scenario: Scenario = plan_fixture_scenario(
@@ -290,10 +301,6 @@ def rich_fixture_case() -> ScenarioCase:
 
 @cache
 def _chain_parts(node_count: int) -> tuple[dict[str, JsonValue], tuple[dict[str, JsonValue], ...]]:
-    from reference.documents.family import document_for
-    from reference.model.registration import TypedFamilyRegistration
-    from seeds.chain import ChainFamily, chain_values
-    from seeds.scenarios import _resolution
 
     provider = ChainFamily(node_count)
     family = TypedFamilyRegistration(provider).prepare_with_profile({"width": 4}, "fixture.f32")
@@ -306,9 +313,6 @@ def chain_case(
     node_count: int, policy: Mapping[str, JsonValue] | None = None, retention: tuple[str, ...] = ()
 ) -> ScenarioCase:
     """``ChainFamily(node_count)`` as a scenario (seed catalog and registry; ``policy(1 MiB)`` by default)."""
-    from reference.documents.policy import policy_to_document
-    from seeds.policies import policy as seed_policy
-    from seeds.scenarios import seed_scenario
 
     document, resolutions = _chain_parts(node_count)
     scenario = seed_scenario(f"chain_{node_count}", resolutions=copy.deepcopy(list(resolutions)))
@@ -333,7 +337,6 @@ def chain_cases(draw: st.DrawFn, *, max_nodes: int = 6, guided: bool = False) ->
 
 def graph_case(scenario: str, alias_variant: str, policy: Mapping[str, JsonValue] | None = None) -> ScenarioCase:
     """A buildable GraphFamily scenario (``BUILDABLE_GRAPHS``), optionally with another policy."""
-    from seeds.scenarios import graph_scenario
 
     document = graph_scenario(scenario, alias_variant)
     if policy is not None:
@@ -349,7 +352,6 @@ def graph_cases(draw: st.DrawFn) -> ScenarioCase:
 
 def sequential_scratch_case(policy: Mapping[str, JsonValue] | None = None) -> ScenarioCase:
     """Seed SequentialScratchFamily (scratch 64 then 96), optionally with another policy."""
-    from seeds.scenarios import sequential_scratch_scenario
 
     document = sequential_scratch_scenario()
     if policy is not None:

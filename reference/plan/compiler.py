@@ -408,7 +408,7 @@ class ProgramPlanCompiler:
         planning: OperationPlanningHandle,
         options: ProgramPlanCompileOptions,
     ) -> ProgramPlanCompilation:
-        """Probe, alignment fixed point (at most 65 rounds), then ``ExecutionPlan.build``."""
+        """Probe, alignment fixed point (at most 65 rounds), then ``build_execution_plan``."""
         tensors = _value_tensors(family, catalog, options)
         fingerprint = family.fingerprint()
         probe = _storages(family, catalog, tensors, _probe_locations(family, fingerprint), fingerprint)

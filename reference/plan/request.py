@@ -39,7 +39,7 @@ class CompletionRetentionSpec:
 
 @dataclass(frozen=True, slots=True)
 class PlanBuildRequest:
-    """Everything ``ExecutionPlan.build`` reads; build with ``new`` then the ``with_*`` refinements."""
+    """Everything ``build_plan`` (``ExecutionPlan::build``) reads; made by ``new``, then the ``with_*`` refinements."""
 
     family: PreparedModelFamily
     capabilities: CapabilityCatalog
