@@ -166,7 +166,6 @@ class PlanFixtureParams:
 
 def plan_fixture_case(params: PlanFixtureParams) -> ScenarioCase:
     """Seed ``plan_fixture`` assembled from ``params`` (a pure function of them)."""
-
     cat = catalog_with_secondary_provider() if params.providers == "secondary" else catalog()
     scenario: Scenario = plan_fixture_scenario(
         0,
