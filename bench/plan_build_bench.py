@@ -1,6 +1,6 @@
 """Execution-plan build benchmark (issue [4/8]): linear programs of 250/500/1000/2000 nodes.
 
-Each program is ``reference.plan.chain.ChainFamily(n)`` (a chain of ``operation.main``
+Each program is ``seeds.chain.ChainFamily(n)`` (a chain of ``operation.main``
 nodes sharing one weight and one state) with generated resolutions against the seed
 catalog. Resolutions are prepared outside the timed region; the timed region is
 ``build_execution_plan`` plus ``plan_hash`` and ``to_json``. Setup objects are frozen out
@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from reference.plan.chain import chain_case
-from reference.plan.execution_plan import build_execution_plan
+from reference.plan.build import build_execution_plan
+from seeds.chain import chain_case
 
 
 def time_build(nodes: int, repeat: int) -> float:

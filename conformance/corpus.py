@@ -15,7 +15,7 @@ import pytest
 
 from harness.bundles import Bundle, load_bundle
 from harness.identity import RUN_PLUGIN_NAME
-from reference.canonical import fingerprint
+from reference.api import fingerprint
 
 __all__ = ["corpus_dir", "corpus_paths", "plan_scenarios", "user_corpus_paths"]
 

@@ -1,7 +1,7 @@
 """The seed planning cases of the checked-in corpus, as named ``build_plan`` bundles.
 
 ``python -m conformance.seed_corpus --write`` regenerates ``conformance/corpus/seed_*.json``
-from ``reference/fixtures/scenarios.py``; each bundle pins the reference's outcome
+from ``seeds/scenarios.py``; each bundle pins the reference's outcome
 (the exact plan wire, or the error kind). ``--check`` (and the project's tests)
 fail when a checked-in seed file differs from what the fixtures and the
 reference produce now.
@@ -16,26 +16,16 @@ from pathlib import Path
 from typing import Any, Final
 
 from conformance.corpus import corpus_dir
+from harness.backends import DEFAULT_SPEC, connect
 from harness.bundles import Bundle
 from harness.outcome import Outcome
 from harness.protocol.operations import OPERATIONS
+from reference.api import ESTIMATE_BEHAVIORS
 
 __all__ = ["SEED_PREFIX", "seed_bundles", "seed_cases"]
 
 SEED_PREFIX: Final = "seed_"
 
-#: The seed's ``EstimateBehavior`` values, snake_case.
-BEHAVIORS: Final = (
-    "correct",
-    "arena_alignment64",
-    "token_scaled_scratch",
-    "wrong_estimator_id",
-    "wrong_estimator_version",
-    "wrong_implementation",
-    "wrong_input",
-    "invalid_alignment",
-    "missing_scratch",
-)
 GRAPH_SCENARIOS: Final = (
     "alias",
     "alias_late_consumer",
@@ -47,8 +37,8 @@ GRAPH_SCENARIOS: Final = (
 
 def seed_cases() -> dict[str, tuple[Callable[[], dict[str, Any]], str]]:
     """``file stem -> (scenario builder, note)`` for every seed case."""
-    from reference.fixtures.policies import policy_with
-    from reference.fixtures.scenarios import (
+    from seeds.policies import policy_with
+    from seeds.scenarios import (
         GRAPH_ALIAS_VARIANTS,
         graph_scenario,
         paged_storage_scenario,
@@ -78,7 +68,7 @@ def seed_cases() -> dict[str, tuple[Callable[[], dict[str, Any]], str]]:
                 lambda variant=variant: graph_scenario("alias", variant),  # type: ignore[misc]
                 f"05 §5.3 GraphFamily alias, {variant}",
             )
-    for behavior in BEHAVIORS:
+    for behavior in ESTIMATE_BEHAVIORS:
         cases[f"seed_estimate_{behavior}"] = (
             lambda behavior=behavior: plan_fixture_scenario(0, name=f"estimate_{behavior}", behavior=behavior),  # type: ignore[misc]
             f"04 §10 EstimateBehavior {behavior}",
@@ -94,8 +84,6 @@ def _pinned(outcome: Outcome) -> dict[str, Any]:
 
 def seed_bundles() -> dict[str, Bundle]:
     """Every seed case with the reference's outcome pinned."""
-    from harness.backends import DEFAULT_SPEC, connect
-
     backend = connect(DEFAULT_SPEC)
     build_plan = OPERATIONS["build_plan"]
     out = {}

@@ -70,7 +70,7 @@ def _entry(case_id: str, raw: Any) -> Expectation:
     reason = obj.string("reason")
     if not reason.strip():
         raise Serialization(_CONTEXT, f"{path}.reason must not be empty")
-    issue = obj.optional("issue", _string)
+    issue = obj.optional("issue", lambda raw, _context, path: _string(raw, path))
     expires_text = obj.string("expires")
     try:
         expires = dt.date.fromisoformat(expires_text)

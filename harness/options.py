@@ -125,7 +125,8 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "--require",
         "vnext_require",
         "conformance level the backend must reach: planning (describe, build_plan, revalidate), full (every "
-        "planning operation) or runtime (full plus execute); a backend below it fails the run",
+        "planning operation) or runtime (full plus execute); a backend below it fails the run (describe: only "
+        "check the handshake and self-description)",
         default="planning",
         metavar="LEVEL",
         commands=frozenset({"run", "list"}),

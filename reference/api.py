@@ -1,6 +1,7 @@
-"""The one adapter between the conformance harness and the reference planning layers.
+"""The reference's public facade: the one adapter between the conformance harness and the
+reference planning layers, and the oracle values the conformance suites compare against.
 
-The harness's reference backend calls only the functions below. Each planning
+The harness's reference backend calls only the planning operations below. Each planning
 operation takes an opaque *scenario* document (a JSON object defined by the
 planning layers) and returns plain values or raises a ``VNextError``. An
 operation whose layer has not landed yet raises ``OperationNotSupported``; once
@@ -16,21 +17,48 @@ Rules every implementation here must keep (they are the harness protocol's rules
   schema, typed parse) and only then builds the trusted dependencies from the
   scenario, so decode-stage rejections do not depend on the scenario;
 * wire results are the exact bytes the contract's ``to_json`` writes.
+
+The suites read the reference through this module too: the contract's error catalogue, the
+canonical JSON helpers, the plan decoder and memory-plan invariants, the policy document
+decoder, the estimate behaviours and the runtime oracle of a scenario.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import Any, Final, TypeVar
 
-from reference.scenario.document import MAX_SCENARIO_BYTES
-from reference.versions import PlanSchemaVersion
-
-if TYPE_CHECKING:
-    from reference.runtime.result import ExecuteResult
+from reference.canonical import canonical_bytes, direct_bytes, fingerprint, loads_strict, sha256_hex
+from reference.catalog.weight_materializer import MAX_WEIGHT_MATERIALIZERS
+from reference.documents.policy import policy_from_document
+from reference.documents.registry import ESTIMATE_BEHAVIORS
+from reference.documents.weights import weight_plan_selection
+from reference.errors import (
+    InvalidExecutionPlan,
+    PlanHashMismatch,
+    Serialization,
+    UnsupportedPlanSchema,
+    VNextError,
+)
+from reference.ids import ProgramValueId
+from reference.model.prepared import MAX_PREPARED_MODEL_FAMILY_WIRE_BYTES
+from reference.plan.decode import UnvalidatedExecutionPlan, decode_untrusted
+from reference.plan.memory import MAX_EXECUTION_PLAN_RESOURCE_ROWS, MemoryPlan
+from reference.plan.memory import invariants as memory_invariants
+from reference.plan.payload import EXECUTION_PLAN_SCHEMA, MAX_EXECUTION_PLAN_WIRE_BYTES
+from reference.runtime.executor import OUT_OF_PLAN_PROBES
+from reference.runtime.executor import replay_digest as _replay_digest
+from reference.runtime.result import ExecuteResult
+from reference.scenario.document import MAX_SCENARIO_BYTES, SCENARIO_CONTEXT, ScenarioDocument
+from reference.scenario.execute import ScenarioPlan, default_inputs, execute_scenario, oracle_outputs, scenario_plan
+from reference.scenario.plan import build_scenario_plan, revalidate_scenario_wire
+from reference.scenario.sections import scenario_catalog, scenario_family, scenario_weights
 
 __all__ = [
+    "ESTIMATE_BEHAVIORS",
+    "MAX_EXECUTION_PLAN_WIRE_BYTES",
+    "OUT_OF_PLAN_PROBES",
     "CONTRACT_CRATE",
     "CONTRACT_MODULE",
     "CONTRACT_VERSION",
@@ -39,20 +67,41 @@ __all__ = [
     "IMPLEMENTATION_NAME",
     "LIMITS",
     "MAX_SCENARIO_BYTES",
+    "SCENARIO_CONTEXT",
     "PLANNING_OPERATIONS",
+    "ExecuteResult",
+    "InvalidExecutionPlan",
+    "MemoryPlan",
     "OperationNotSupported",
+    "PlanHashMismatch",
     "PreparedFamily",
     "Scenario",
+    "ScenarioPlan",
+    "Serialization",
+    "UnsupportedPlanSchema",
+    "UnvalidatedExecutionPlan",
+    "VNextError",
     "WeightPlanSelection",
     "build_plan",
-    "check_plan_wire",
+    "canonical_bytes",
+    "decode_untrusted",
+    "default_inputs",
+    "direct_bytes",
     "execute",
+    "fingerprint",
     "fingerprint_catalog",
     "implemented",
     "parse_scenario",
+    "loads_strict",
+    "memory_invariants",
+    "oracle_outputs",
+    "policy_from_document",
     "prepare_family",
+    "replay_digest",
     "revalidate",
+    "scenario_plan",
     "select_weight_plan",
+    "sha256_hex",
     "supported_operations",
 ]
 
@@ -64,15 +113,14 @@ IMPLEMENTATION_LANGUAGE: Final = "python"
 CONTRACT_CRATE: Final = "ferrum-interfaces"
 CONTRACT_VERSION: Final = "0.12.2"
 CONTRACT_MODULE: Final = "vnext"
-#: 05 §1: the only plan schema decode and revalidation accept.
-EXECUTION_PLAN_SCHEMA: Final = PlanSchemaVersion(8, 1)
 
-#: Contract byte and count limits the reference enforces (01 §3.6, 02 §7.4, 05 §1).
+#: Contract byte and count limits the reference enforces (01 §3.6, 02 §7.4, 05 §1), read from the modules
+#: that enforce them.
 LIMITS: Final[Mapping[str, int]] = {
-    "max_execution_plan_wire_bytes": 16 * 1024 * 1024,
-    "max_prepared_model_family_wire_bytes": 16 * 1024 * 1024,
-    "max_execution_plan_resource_rows": 65_536,
-    "max_weight_materializers": 64,
+    "max_execution_plan_wire_bytes": MAX_EXECUTION_PLAN_WIRE_BYTES,
+    "max_prepared_model_family_wire_bytes": MAX_PREPARED_MODEL_FAMILY_WIRE_BYTES,
+    "max_execution_plan_resource_rows": MAX_EXECUTION_PLAN_RESOURCE_ROWS,
+    "max_weight_materializers": MAX_WEIGHT_MATERIALIZERS,
 }
 
 #: The planning operations, in protocol order (``describe`` is always supported).
@@ -133,17 +181,7 @@ def supported_operations() -> tuple[str, ...]:
 
 def parse_scenario(data: bytes) -> Any:
     """A scenario document's JSON from its bytes: the size cap, then the strict decoder (``decode scenario``)."""
-    from reference.canonical import loads_strict
-    from reference.scenario.document import SCENARIO_CONTEXT
-
     return loads_strict(data, context=SCENARIO_CONTEXT, max_bytes=MAX_SCENARIO_BYTES)
-
-
-def check_plan_wire(wire: bytes) -> None:
-    """``ExecutionPlan::decode_untrusted`` alone (05 §9.1): the decode-stage rejections of a plan wire."""
-    from reference.plan.decode import decode_untrusted
-
-    decode_untrusted(wire)
 
 
 # --------------------------------------------------------------------------- operations
@@ -153,8 +191,6 @@ def check_plan_wire(wire: bytes) -> None:
 @implemented
 def prepare_family(scenario: Scenario) -> PreparedFamily:
     """Prepare the scenario's model family (02 §6) and return its wire and fingerprint."""
-    from reference.scenario.document import ScenarioDocument
-    from reference.scenario.sections import scenario_family
 
     family = scenario_family(ScenarioDocument.from_wire(scenario))
     return PreparedFamily(wire=family.to_json_bytes(), fingerprint=family.fingerprint())
@@ -163,8 +199,6 @@ def prepare_family(scenario: Scenario) -> PreparedFamily:
 @implemented
 def fingerprint_catalog(scenario: Scenario) -> str:
     """``CapabilityCatalog::fingerprint()`` (direct mode, 01 §3.5) of the scenario's catalog."""
-    from reference.scenario.document import ScenarioDocument
-    from reference.scenario.sections import scenario_catalog
 
     return scenario_catalog(ScenarioDocument.from_wire(scenario)).fingerprint()
 
@@ -172,7 +206,6 @@ def fingerprint_catalog(scenario: Scenario) -> str:
 @implemented
 def build_plan(scenario: Scenario) -> bytes:
     """``ExecutionPlan::build`` then ``to_json``: the exact plan wire bytes (05 §3, §8)."""
-    from reference.scenario.plan import build_scenario_plan
 
     return build_scenario_plan(scenario).to_json()
 
@@ -180,7 +213,6 @@ def build_plan(scenario: Scenario) -> bytes:
 @implemented
 def revalidate(scenario: Scenario, wire: bytes) -> str:
     """Decode ``wire`` untrusted, then revalidate it against the scenario (05 §9); the plan hash."""
-    from reference.scenario.plan import revalidate_scenario_wire
 
     return revalidate_scenario_wire(scenario, wire).plan_hash.value
 
@@ -191,9 +223,6 @@ def select_weight_plan(scenario: Scenario) -> WeightPlanSelection:
 
     With ``weights: null`` the trusted plan is the identity plan of the family.
     """
-    from reference.scenario.document import ScenarioDocument
-    from reference.scenario.sections import scenario_catalog, scenario_family, scenario_weights
-    from reference.weights.document import weight_plan_selection
 
     doc = ScenarioDocument.from_wire(scenario)
     family = scenario_family(doc)
@@ -210,6 +239,14 @@ def execute(scenario: Scenario, inputs: Mapping[str, bytes], replays: int) -> Ex
     program output's bytes, the runtime ledger and one output digest per replay
     (harness/PROTOCOL.md §5.2, decision 08-runtime).
     """
-    from reference.runtime.execute import execute_scenario
 
     return execute_scenario(scenario, inputs, replays)
+
+
+# --------------------------------------------------------------------------- oracle values for the suites
+
+
+def replay_digest(outputs: Sequence[tuple[str, bytes]]) -> str:
+    """The digest a runtime reports per replay: SHA-256 over ``id \\0 u64_le(len) bytes`` of every
+    program output, in program order."""
+    return _replay_digest([(ProgramValueId(value_id), data) for value_id, data in outputs])

@@ -25,6 +25,7 @@ import numpy as np
 import orjson
 
 from reference.errors import Serialization
+from reference.ints import I64_MIN, U64_MAX
 from reference.json_scan import max_depth
 
 __all__ = [
@@ -45,8 +46,6 @@ __all__ = [
 JsonValue = Any
 """A plain JSON value: dict[str, JsonValue] | list[JsonValue] | str | int | bool | None."""
 
-U64_MAX: Final = 2**64 - 1
-I64_MIN: Final = -(2**63)
 #: serde_json accepts at most 127 nested arrays/objects; 128 is rejected.
 MAX_JSON_DEPTH: Final = 128
 

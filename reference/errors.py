@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from reference.ints import fits_uint
+
 __all__ = [
     "ERROR_KINDS",
     "AmbiguousModelFamilyRegistration",
@@ -41,9 +43,8 @@ __all__ = [
     "VNextError",
     "WeightMaterializerQualityApprovalRequired",
     "error_from_dict",
+    "invalid_plan",
 ]
-
-_U16_MAX = 0xFFFF
 
 
 class VNextError(Exception):
@@ -112,9 +113,9 @@ def _check_field(owner: str, name: str, type_name: str, value: Any) -> None:
     elif type_name == "optional_string":
         ok = value is None or isinstance(value, str)
     elif type_name == "u16":
-        ok = type(value) is int and 0 <= value <= _U16_MAX
+        ok = fits_uint(value, 16)
     elif type_name in ("usize", "u64"):
-        ok = type(value) is int and 0 <= value <= 2**64 - 1
+        ok = fits_uint(value, 64)
     else:  # pragma: no cover - programming error in a declaration
         raise AssertionError(type_name)
     if not ok:
@@ -334,6 +335,11 @@ _ALL: tuple[type[VNextError], ...] = (
 
 #: kind string -> variant class, in the contract's declaration order.
 ERROR_KINDS: Mapping[str, type[VNextError]] = {cls.kind: cls for cls in _ALL}
+
+
+def invalid_plan(reason: str) -> InvalidExecutionPlan:
+    """``InvalidExecutionPlan{reason}`` (upstream ``invalid_plan``): what every structural planning rule raises."""
+    return InvalidExecutionPlan(reason=reason)
 
 
 def error_from_dict(obj: Mapping[str, Any]) -> VNextError:

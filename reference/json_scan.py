@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 __all__ = ["CHUNK_BYTES", "Member", "ScanError", "max_depth", "root_members"]
 
-CHUNK_BYTES: Final = 1 << 20
+CHUNK_BYTES: Final = 1 << 18
 _QUOTE: Final = 0x22
 _BACKSLASH: Final = 0x5C
 _STEP: Final = np.zeros(256, dtype=np.int8)

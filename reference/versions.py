@@ -11,14 +11,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from reference.errors import Serialization
+from reference.ints import check_uint, fits_uint
 
 __all__ = ["ContractVersion", "PlanSchemaVersion"]
 
-_U16_MAX = 0xFFFF
-
 
 def _u16(raw: Any, name: str, context: str) -> int:
-    if type(raw) is not int or not 0 <= raw <= _U16_MAX:
+    if not fits_uint(raw, 16):
         raise Serialization(context, f"{name} must be an integer in 0..=65535, got {raw!r}")
     return raw
 
@@ -32,9 +31,7 @@ class ContractVersion:
 
     def __post_init__(self) -> None:
         for name in ("major", "minor"):
-            value = getattr(self, name)
-            if type(value) is not int or not 0 <= value <= _U16_MAX:
-                raise ValueError(f"{type(self).__name__}.{name} must be a u16, got {value!r}")
+            check_uint(getattr(self, name), 16, f"{type(self).__name__}.{name}")
 
     def satisfies(self, required: ContractVersion) -> bool:
         """True iff the majors are equal and this minor is at least the required one."""

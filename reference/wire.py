@@ -1,41 +1,64 @@
 """Typed decoding of untrusted JSON values (spec 01 §5).
 
-``WireObject`` reads one JSON object as a Rust struct with
-``deny_unknown_fields``: every declared field must be present (``Option``
-fields as explicit ``null``), unknown keys are refused, and each field is read
-with a typed accessor. Every failure is ``Serialization(context, ...)`` with a
-JSON path in the message.
+``WireObject`` reads one JSON object as a Rust struct: every declared field must
+be present (an ``Option`` field as explicit ``null``), ``optional`` fields
+(``#[serde(default)]``) may be absent, and unknown keys are refused unless the
+struct is ``lenient`` (no ``deny_unknown_fields``). Each field is read with a
+typed accessor. Every failure is ``Serialization(context, ...)`` with a JSON path
+in the message.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Final, TypeVar
+from enum import StrEnum
+from typing import Any, Self, TypeVar
 
-from reference.errors import InvalidIdentity, Serialization, VNextError
+from reference.errors import Serialization, VNextError
+from reference.ints import U16_MAX, U32_MAX, U64_MAX, fits_i64, fits_uint
+from reference.versions import ContractVersion
 
-__all__ = ["U16_MAX", "U32_MAX", "U64_MAX", "WireObject", "read_enum", "read_list", "read_str", "read_uint"]
-
-U16_MAX: Final = 2**16 - 1
-U32_MAX: Final = 2**32 - 1
-U64_MAX: Final = 2**64 - 1
-I64_MIN: Final = -(2**63)
-I64_MAX: Final = 2**63 - 1
+__all__ = [
+    "U16_MAX",
+    "U32_MAX",
+    "U64_MAX",
+    "WireEnum",
+    "WireObject",
+    "decode_with",
+    "read_bool",
+    "read_enum",
+    "read_i64",
+    "read_identity",
+    "read_list",
+    "read_str",
+    "read_tagged",
+    "read_tagged_enum",
+    "read_uint",
+    "read_uints",
+]
 
 T = TypeVar("T")
 
 
 def read_uint(raw: Any, *, bits: int, context: str, path: str) -> int:
     """An unsigned integer of ``bits`` bits; bools, floats and negatives are refused."""
-    if type(raw) is not int or raw < 0 or raw > 2**bits - 1:
+    if not fits_uint(raw, bits):
         raise Serialization(context, f"{path}: expected u{bits}, got {_show(raw)}")
     return raw
 
 
 def read_i64(raw: Any, *, context: str, path: str) -> int:
-    if type(raw) is not int or not I64_MIN <= raw <= I64_MAX:
+    if not fits_i64(raw):
         raise Serialization(context, f"{path}: expected i64, got {_show(raw)}")
     return raw
+
+
+def read_uints(raw: Any, *, bits: int, context: str, path: str) -> tuple[int, ...]:
+    """A ``Vec<u{bits}>`` as a tuple."""
+    items = read_list(raw, context=context, path=path)
+    return tuple(read_uint(item, bits=bits, context=context, path=f"{path}[{i}]") for i, item in enumerate(items))
 
 
 def read_str(raw: Any, *, context: str, path: str) -> str:
@@ -81,13 +104,44 @@ def read_tagged(raw: Any, allowed: Iterable[str], *, context: str, path: str) ->
     return tag, content
 
 
-def decode_with(
-    build: Callable[[], T],
+def read_tagged_enum(
+    raw: Any,
+    units: Iterable[str],
+    structs: Iterable[str],
     *,
     context: str,
     path: str,
-) -> T:
-    """Run a constructor at a decode boundary: a contract error becomes ``Serialization``."""
+) -> tuple[str, Any]:
+    """An externally tagged enum with unit and struct variants told apart: a unit variant's string,
+    or ``{variant: content}`` for a struct variant (``{unit: null}`` is accepted, as serde_json does)."""
+    unit_names = tuple(units)
+    struct_names = tuple(structs)
+    if isinstance(raw, str):
+        if raw in unit_names:
+            return raw, None
+        raise Serialization(context, f"{path}: unknown or non-unit variant {raw!r}")
+    if isinstance(raw, dict) and len(raw) == 1:
+        ((tag, content),) = raw.items()
+        if tag in struct_names:
+            return tag, content
+        if tag in unit_names and content is None:
+            return tag, None
+        raise Serialization(context, f"{path}: unknown variant {tag!r}")
+    raise Serialization(context, f"{path}: expected an enum (string or single-key object)")
+
+
+def read_identity(raw: Any, cls: Callable[[str], T], *, context: str, path: str) -> T:
+    """An identity string validated by ``cls``; any failure is ``Serialization``."""
+    text = read_str(raw, context=context, path=path)
+    try:
+        return cls(text)
+    except (VNextError, ValueError) as exc:
+        raise Serialization(context, f"{path}: invalid identity {text!r}: {exc}") from None
+
+
+def decode_with(build: Callable[[], T], *, context: str, path: str, argument_errors: bool = True) -> T:
+    """Run a validating constructor at a decode boundary: a contract error becomes ``Serialization``,
+    and so does a ``ValueError`` / ``TypeError`` argument error unless ``argument_errors`` is false."""
     try:
         return build()
     except Serialization:
@@ -95,11 +149,38 @@ def decode_with(
     except VNextError as exc:
         raise Serialization(context, f"{path}: {exc.message}") from None
     except (ValueError, TypeError) as exc:
+        if not argument_errors:
+            raise
         raise Serialization(context, f"{path}: {exc}") from None
 
 
+class WireEnum(StrEnum):
+    """A unit-variant enum whose wire form is exactly its value string."""
+
+    def to_wire(self) -> str:
+        return self.value
+
+    @classmethod
+    def from_wire(cls, raw: Any, *, context: str, path: str = "$") -> Self:
+        """Decode the exact spelling; anything else is ``Serialization``."""
+        return cls(read_enum(raw, [member.value for member in cls], context=context, path=path))
+
+
+def read_base64(raw: Any, *, context: str, path: str) -> bytes:
+    """Exact bytes from canonical standard padded base64 (RFC 4648 §4); anything else is ``Serialization``."""
+    if not isinstance(raw, str):
+        raise Serialization(context, f"{path}: expected a base64 string, got {_show(raw)}")
+    try:
+        data = base64.b64decode(raw.encode("ascii"), validate=True)
+    except (binascii.Error, UnicodeEncodeError):
+        raise Serialization(context, f"{path}: invalid base64") from None
+    if base64.b64encode(data).decode("ascii") != raw:
+        raise Serialization(context, f"{path}: base64 is not canonical (padding or trailing bits)")
+    return data
+
+
 class WireObject:
-    """One JSON object decoded as a struct with ``deny_unknown_fields``."""
+    """One JSON object decoded as a Rust struct (see the module docstring)."""
 
     __slots__ = ("_raw", "context", "path", "type_name")
 
@@ -107,6 +188,7 @@ class WireObject:
         self,
         raw: Any,
         fields: Sequence[str],
+        optional: Sequence[str] = (),
         *,
         type_name: str,
         context: str,
@@ -116,22 +198,39 @@ class WireObject:
         if not isinstance(raw, dict):
             raise Serialization(context, f"{path}: {type_name} must be a JSON object, got {_show(raw)}")
         if not lenient:
-            unknown = [key for key in raw if key not in fields]
+            unknown = [key for key in raw if key not in fields and key not in optional]
             if unknown:
                 raise Serialization(context, f"{path}: unknown field `{unknown[0]}` in {type_name}")
         missing = [name for name in fields if name not in raw]
         if missing:
             raise Serialization(context, f"{path}: missing field `{missing[0]}` in {type_name}")
-        self._raw = raw
+        self._raw: dict[str, Any] = raw
         self.context = context
         self.path = path
         self.type_name = type_name
 
     def at(self, name: str) -> str:
+        """The JSON path of field ``name``."""
         return f"{self.path}.{name}"
 
     def raw(self, name: str) -> Any:
+        """The undecoded value of a present field."""
         return self._raw[name]
+
+    def get(self, name: str) -> Any:
+        """The undecoded value, ``None`` when the field is absent."""
+        return self._raw.get(name)
+
+    def has(self, name: str) -> bool:
+        """True when the field is present and not ``null``."""
+        return self._raw.get(name) is not None
+
+    def __contains__(self, name: str) -> bool:
+        """True when the field is present (``null`` included)."""
+        return name in self._raw
+
+    def u8(self, name: str) -> int:
+        return read_uint(self._raw[name], bits=8, context=self.context, path=self.at(name))
 
     def u16(self, name: str) -> int:
         return read_uint(self._raw[name], bits=16, context=self.context, path=self.at(name))
@@ -145,6 +244,10 @@ class WireObject:
     def i64(self, name: str) -> int:
         return read_i64(self._raw[name], context=self.context, path=self.at(name))
 
+    def uints(self, name: str, bits: int) -> tuple[int, ...]:
+        """A ``Vec<u{bits}>`` field."""
+        return read_uints(self._raw[name], bits=bits, context=self.context, path=self.at(name))
+
     def string(self, name: str) -> str:
         return read_str(self._raw[name], context=self.context, path=self.at(name))
 
@@ -157,22 +260,26 @@ class WireObject:
     def enum(self, name: str, allowed: Iterable[str]) -> str:
         return read_enum(self._raw[name], allowed, context=self.context, path=self.at(name))
 
-    def optional(self, name: str, read: Callable[[Any, str], T]) -> T | None:
-        """An ``Option`` field: explicit ``null`` or a value read by ``read(raw, path)``."""
-        value = self._raw[name]
-        return None if value is None else read(value, self.at(name))
-
     def identity(self, name: str, cls: Callable[[str], T]) -> T:
-        """An identity field, validated with ``cls``; failures become ``Serialization``."""
-        raw = self.string(name)
-        try:
-            return cls(raw)
-        except (InvalidIdentity, VNextError, ValueError) as exc:
-            raise Serialization(self.context, f"{self.at(name)}: invalid identity {raw!r}: {exc}") from None
+        """An identity field validated with ``cls``; failures become ``Serialization``."""
+        return read_identity(self._raw[name], cls, context=self.context, path=self.at(name))
+
+    def version(self, name: str) -> ContractVersion:
+        return ContractVersion.from_wire(self._raw[name], context=self.context)
 
     def nested(self, name: str, decode: Callable[[Any, str, str], T]) -> T:
-        """A nested struct decoded with ``decode(raw, context, path)``."""
+        """A nested value decoded with ``decode(raw, context, path)``."""
         return decode(self._raw[name], self.context, self.at(name))
+
+    def optional(self, name: str, decode: Callable[[Any, str, str], T]) -> T | None:
+        """An ``Option`` field: absent or ``null`` is ``None``, else ``decode(raw, context, path)``."""
+        value = self._raw.get(name)
+        return None if value is None else decode(value, self.context, self.at(name))
+
+    def items(self, name: str, decode: Callable[[Any, str, str], T]) -> tuple[T, ...]:
+        """An array field, each item decoded with ``decode(raw, context, path)``."""
+        values = self.array(name)
+        return tuple(decode(value, self.context, f"{self.at(name)}[{index}]") for index, value in enumerate(values))
 
 
 def _show(raw: Any) -> str:

@@ -1,6 +1,6 @@
 """Parametric variations of the seed planning scenarios for memory budgets and estimators (05 §7, 04 §10).
 
-A *base* is one seed planning scenario of ``reference/fixtures/scenarios.py``;
+A *base* is one seed planning scenario of ``seeds/scenarios.py``;
 *knobs* rewrite its sections without touching anything else:
 
 * ``with_policy``: the seed policy (``policy_with_tokens``) with another capacity,
@@ -27,9 +27,10 @@ from typing import Any, Final
 
 from hypothesis import strategies as st
 
-from reference.canonical import U64_MAX, JsonValue
-from reference.catalog.documents import ESTIMATE_BEHAVIORS
-from reference.fixtures import scenarios as seeds
+from reference.canonical import JsonValue
+from reference.documents.registry import ESTIMATE_BEHAVIORS
+from reference.ints import U64_MAX
+from seeds import scenarios as seeds
 
 __all__ = [
     "BASES",
@@ -409,7 +410,7 @@ def estimator_cases(
     )
 
 
-#: Registry faults (04 §9 steps 7 and 13d; the registry document of ``catalog/documents.py``).
+#: Registry faults (04 §9 steps 7 and 13d; the registry document of ``reference/documents/registry.py``).
 REGISTRY_FAULTS: Final = (
     "missing_contract",
     "duplicate_contract",

@@ -15,7 +15,8 @@ from typing import Any, Final
 
 from hypothesis import strategies as st
 
-from reference.canonical import MAX_JSON_DEPTH, U64_MAX, JsonValue
+from reference.canonical import MAX_JSON_DEPTH, JsonValue
+from reference.ints import U64_MAX
 from strategies.cases import JsonPath, MalformedJson, get_at, iter_paths, replaced
 
 __all__ = [

@@ -17,6 +17,7 @@ from typing import Any, Final
 from hypothesis import strategies as st
 
 from reference.canonical import JsonValue
+from reference.documents.family import FAMILY_DOCUMENT_VERSION, DeclarativeFamily
 from reference.ids import (
     AttributeId,
     ModelFamilyId,
@@ -26,7 +27,6 @@ from reference.ids import (
     ProgramValueId,
     StateId,
 )
-from reference.model.declarative import FAMILY_DOCUMENT_VERSION, DeclarativeFamily
 from reference.model.element import FLOAT_TYPES, ElementType
 from reference.model.metadata import (
     ModelSemanticMetadata,
@@ -368,7 +368,7 @@ def family_drafts(
     first_required: bool | None = None,
     min_states: int = 0,
 ) -> FamilyDraft:
-    """A valid family document (structure per ``reference.model.declarative``) and how to prepare it.
+    """A valid family document (structure per ``reference.documents.family``) and how to prepare it.
 
     ``first_kind`` / ``first_required`` are passed to ``weight_schemas``; ``min_states`` to ``program_drafts``.
     """

@@ -21,9 +21,10 @@ from typing import Any, Final
 
 from hypothesis import strategies as st
 
-from reference.canonical import U64_MAX, JsonValue, fingerprint
+from reference.canonical import JsonValue, fingerprint
+from reference.documents.policy import policy_from_document
 from reference.errors import InvalidExecutionPlan, InvalidModelConfig, UnsupportedOperation
-from reference.policy.document import policy_from_document
+from reference.ints import U64_MAX
 from reference.policy.reusable import BUCKET_ID_DOMAIN, BUCKET_ID_PREFIX
 from reference.policy.runtime_policy import RuntimePolicy
 from strategies._guide import guide

@@ -1,22 +1,16 @@
-"""Whole scenario documents valid by construction, their cosmetic respellings and semantic changes.
+"""Whole scenario documents valid by construction (their respellings and semantic changes are
+``strategies.respellings`` and ``strategies.semantic_changes``).
 
 * ``ScenarioCase``: a scenario document plus the small parameters it was built from
   (so a failing example reads as ``plan_fixture(behavior=correct, ...)``).
 * Shapes: ``plan_fixture_cases`` (the seed plan fixture with generated resource ids,
   policy, accepted estimator behaviour and sizes, provider catalog, capabilities,
-  materializers and preferred provider), ``chain_cases`` (``reference/plan/chain.py``'s
+  materializers and preferred provider), ``chain_cases`` (``seeds/chain.py``'s
   linear chain with a generated length, ``target``-guided towards longer chains),
   ``graph_cases`` (the GraphFamily scenarios the reference builds) and
   ``sequential_scratch_cases``; ``scenario_cases`` draws any of them.
-* ``RESPELLINGS``: order-insensitive rewrites (catalog / registry / resolution /
-  weight-schema / materializer-map / set-array / JSON key order, policy document
-  kind) that must keep the plan hash; ``SEMANTIC_CHANGES``: input changes (family
-  config, program, catalog, device runtime fingerprint, policy, policy version,
-  resolutions, ...) that must change it (contract 01 §"Plan stability", 05 §8.2, 02 §12.1).
 
-Respellings take a *shuffler* (a function returning a permutation of a list) so the
-same rule serves Hypothesis (``respelled``) and the deterministic sensitivity matrix
-(``reverse_shuffler``). Every builder returns a fresh document (inputs are never mutated).
+Every builder returns a fresh document.
 """
 
 from __future__ import annotations
@@ -31,6 +25,20 @@ from hypothesis import strategies as st
 
 from reference.canonical import JsonValue
 from reference.catalog.storage import DynamicStorageProfile
+from reference.documents.family import document_for
+from reference.documents.policy import policy_to_document
+from reference.model.registration import TypedFamilyRegistration
+from seeds.catalogs import catalog, catalog_with_secondary_provider
+from seeds.chain import ChainFamily, chain_values
+from seeds.families import seed_family_document, seed_raw_config
+from seeds.policies import policy as seed_policy
+from seeds.scenarios import (
+    _resolution,
+    graph_scenario,
+    plan_fixture_scenario,
+    seed_scenario,
+    sequential_scratch_scenario,
+)
 from strategies._guide import guide
 from strategies.ids import hex_digests, id_strings
 from strategies.policy import policy_fields
@@ -39,14 +47,11 @@ from strategies.storage import storage_profiles
 __all__ = [
     "ACCEPTED_BEHAVIORS",
     "BUILDABLE_GRAPHS",
-    "RESPELLINGS",
-    "SEMANTIC_CHANGES",
     "SHAPES",
     "PlanFixtureParams",
-    "Respelling",
+    "Draw",
+    "Scenario",
     "ScenarioCase",
-    "SemanticChange",
-    "Shuffler",
     "chain_case",
     "chain_cases",
     "graph_case",
@@ -54,17 +59,13 @@ __all__ = [
     "plan_fixture_case",
     "plan_fixture_cases",
     "planning_policies",
-    "respelled",
-    "reverse_shuffler",
     "rich_fixture_case",
     "scenario_cases",
-    "semantically_changed",
     "sequential_scratch_case",
     "sequential_scratch_cases",
 ]
 
 Scenario = dict[str, Any]
-Shuffler = Callable[[list[Any]], list[Any]]
 #: ``draw`` of a composite strategy or of ``st.data()``.
 Draw = Callable[[st.SearchStrategy[Any]], Any]
 
@@ -97,27 +98,6 @@ class ScenarioCase:
     def label(self) -> str:
         inner = ", ".join(f"{k}={v}" for k, v in self.params.items() if k != "policy")
         return f"{self.shape}({inner})"
-
-
-@dataclass(frozen=True, slots=True)
-class Respelling:
-    """``scenario`` spells ``original`` differently where the contract ignores order: same plan hash."""
-
-    operator: str
-    rule: str
-    original: Scenario
-    scenario: Scenario
-
-
-@dataclass(frozen=True, slots=True)
-class SemanticChange:
-    """``scenario`` changes the ``input`` of ``original``: the plan hash must change."""
-
-    operator: str
-    input: str
-    rule: str
-    original: Scenario
-    scenario: Scenario
 
 
 # --------------------------------------------------------------------------- policies
@@ -186,10 +166,6 @@ class PlanFixtureParams:
 
 def plan_fixture_case(params: PlanFixtureParams) -> ScenarioCase:
     """Seed ``plan_fixture`` assembled from ``params`` (a pure function of them)."""
-    from reference.fixtures.catalogs import catalog, catalog_with_secondary_provider
-    from reference.fixtures.families import seed_family_document, seed_raw_config
-    from reference.fixtures.scenarios import plan_fixture_scenario
-
     cat = catalog_with_secondary_provider() if params.providers == "secondary" else catalog()
     scenario: Scenario = plan_fixture_scenario(
         0,
@@ -324,10 +300,6 @@ def rich_fixture_case() -> ScenarioCase:
 
 @cache
 def _chain_parts(node_count: int) -> tuple[dict[str, JsonValue], tuple[dict[str, JsonValue], ...]]:
-    from reference.fixtures.scenarios import _resolution
-    from reference.model.declarative import document_for
-    from reference.model.registration import TypedFamilyRegistration
-    from reference.plan.chain import ChainFamily, chain_values
 
     provider = ChainFamily(node_count)
     family = TypedFamilyRegistration(provider).prepare_with_profile({"width": 4}, "fixture.f32")
@@ -340,9 +312,6 @@ def chain_case(
     node_count: int, policy: Mapping[str, JsonValue] | None = None, retention: tuple[str, ...] = ()
 ) -> ScenarioCase:
     """``ChainFamily(node_count)`` as a scenario (seed catalog and registry; ``policy(1 MiB)`` by default)."""
-    from reference.fixtures.policies import policy as seed_policy
-    from reference.fixtures.scenarios import seed_scenario
-    from reference.policy.document import policy_to_document
 
     document, resolutions = _chain_parts(node_count)
     scenario = seed_scenario(f"chain_{node_count}", resolutions=copy.deepcopy(list(resolutions)))
@@ -367,7 +336,6 @@ def chain_cases(draw: st.DrawFn, *, max_nodes: int = 6, guided: bool = False) ->
 
 def graph_case(scenario: str, alias_variant: str, policy: Mapping[str, JsonValue] | None = None) -> ScenarioCase:
     """A buildable GraphFamily scenario (``BUILDABLE_GRAPHS``), optionally with another policy."""
-    from reference.fixtures.scenarios import graph_scenario
 
     document = graph_scenario(scenario, alias_variant)
     if policy is not None:
@@ -383,7 +351,6 @@ def graph_cases(draw: st.DrawFn) -> ScenarioCase:
 
 def sequential_scratch_case(policy: Mapping[str, JsonValue] | None = None) -> ScenarioCase:
     """Seed SequentialScratchFamily (scratch 64 then 96), optionally with another policy."""
-    from reference.fixtures.scenarios import sequential_scratch_scenario
 
     document = sequential_scratch_scenario()
     if policy is not None:
@@ -400,322 +367,3 @@ def scenario_cases(*, max_chain: int = 4, guided: bool = False) -> st.SearchStra
     return st.one_of(
         plan_fixture_cases(), chain_cases(max_nodes=max_chain, guided=guided), graph_cases(), sequential_scratch_cases()
     )
-
-
-# --------------------------------------------------------------------------- respellings (cosmetic)
-
-
-def reverse_shuffler(items: list[Any]) -> list[Any]:
-    """The deterministic shuffler of the sensitivity matrix: reverse order."""
-    return list(reversed(items))
-
-
-def _shuffle_map(mapping: dict[str, Any], shuffle: Shuffler) -> dict[str, Any]:
-    return {key: mapping[key] for key in shuffle(list(mapping))}
-
-
-def _key_order(value: Any, shuffle: Shuffler) -> Any:
-    if isinstance(value, dict):
-        return {key: _key_order(value[key], shuffle) for key in shuffle(list(value))}
-    if isinstance(value, list):
-        return [_key_order(item, shuffle) for item in value]
-    return value
-
-
-def _catalog_order(s: Scenario, shuffle: Shuffler) -> Scenario:
-    document = s["catalog"]
-    device = document["device"]
-    device["capabilities"] = shuffle(device["capabilities"])
-    device["dynamic_storage_profiles"] = shuffle(device["dynamic_storage_profiles"])
-    for operation in document["operations"]:
-        operation["provider"]["required_capabilities"] = shuffle(operation["provider"]["required_capabilities"])
-        for contract in operation["inputs"] + operation["outputs"]:
-            contract["element_types"] = shuffle(contract["element_types"])
-            contract["layouts"] = shuffle(contract["layouts"])
-        operation["attributes"]["entries"] = _shuffle_map(operation["attributes"]["entries"], shuffle)
-    document["operations"] = shuffle(document["operations"])
-    for key, rows in document["providers"].items():
-        for row in rows:
-            for name in ("capabilities", "accepted_weight_formats", "accepted_quantization_formats"):
-                row[name] = shuffle(row[name])
-        document["providers"][key] = shuffle(rows)
-    document["providers"] = _shuffle_map(document["providers"], shuffle)
-    for engine in document["engine_providers"]:
-        engine["capabilities"] = shuffle(engine["capabilities"])
-    document["engine_providers"] = shuffle(document["engine_providers"])
-    return s
-
-
-def _materializer_order(s: Scenario, shuffle: Shuffler) -> Scenario:
-    document = s["catalog"]
-    document["weight_materializers"] = _shuffle_map(document["weight_materializers"], shuffle)
-    for descriptor in document["weight_materializers"].values():
-        descriptor["required_capabilities"] = shuffle(descriptor["required_capabilities"])
-    return s
-
-
-def _registry_order(s: Scenario, shuffle: Shuffler) -> Scenario:
-    s["registry"]["contracts"] = shuffle(s["registry"]["contracts"])
-    s["registry"]["estimators"] = shuffle(s["registry"]["estimators"])
-    return s
-
-
-def _resolution_order(s: Scenario, shuffle: Shuffler) -> Scenario:
-    s["resolutions"] = shuffle(s["resolutions"])
-    return s
-
-
-def _schema_order(schema: dict[str, Any], shuffle: Shuffler) -> None:
-    schema["components"] = shuffle(schema["components"])
-    schema["tensors"] = shuffle(schema["tensors"])
-    for tensor in schema["tensors"]:
-        layout = tensor["physical_layout"]
-        if isinstance(layout, dict) and "composite" in layout:
-            layout["composite"]["parts"] = shuffle(layout["composite"]["parts"])
-
-
-def _weight_schema_order(s: Scenario, shuffle: Shuffler) -> Scenario:
-    document = s["family"]["document"]
-    _schema_order(document["weight_schema"], shuffle)
-    for schema in document.get("specialized_weight_schemas", {}).values():
-        _schema_order(schema, shuffle)
-    return s
-
-
-def _family_set_order(s: Scenario, shuffle: Shuffler) -> Scenario:
-    document = s["family"]["document"]
-    document["external_metadata_ids"] = shuffle(document["external_metadata_ids"])
-    return s
-
-
-def _required_capability_order(s: Scenario, shuffle: Shuffler) -> Scenario:
-    for resolution in s["resolutions"]:
-        resolution["required_capabilities"] = shuffle(resolution["required_capabilities"])
-    return s
-
-
-def _retention_order(s: Scenario, shuffle: Shuffler) -> Scenario:
-    s["completion_retention"] = shuffle(s["completion_retention"])
-    return s
-
-
-def _policy_document_kind(s: Scenario, shuffle: Shuffler) -> Scenario:
-    """``resolved`` <-> ``resolved_fields``: the same ``ResolvedRuntimePolicy`` (its fingerprint is derived)."""
-    del shuffle
-    from reference.policy.document import policy_from_document
-
-    document = s["policy"]
-    if document.get("kind") == "resolved":
-        fields = {k: v for k, v in document["wire"].items() if k != "fingerprint"}
-        s["policy"] = {"kind": "resolved_fields", "fields": fields}
-    elif document.get("kind") == "resolved_fields":
-        s["policy"] = {"kind": "resolved", "wire": policy_from_document(document).to_wire()}
-    return s
-
-
-def _json_key_order(s: Scenario, shuffle: Shuffler) -> Scenario:
-    result: Scenario = _key_order(s, shuffle)
-    return result
-
-
-_Rewrite = Callable[[Scenario, Shuffler], Scenario]
-
-#: operator -> (rule, rewrite). Every rewrite keeps the plan hash (and the wire bytes).
-RESPELLINGS: Final[dict[str, tuple[str, _Rewrite]]] = {
-    "json_key_order": (
-        "01 §3.1: scenario documents are JSON objects; member order carries no meaning",
-        _json_key_order,
-    ),
-    "catalog_order": (
-        "03 §11 / D-07-8: catalog operations, providers, engines and identity sets are keyed, not ordered",
-        _catalog_order,
-    ),
-    "materializer_map_order": (
-        "03 §11.2 / 05 §10.4: the materializer descriptors are a map keyed by id",
-        _materializer_order,
-    ),
-    "registry_order": ("04 §9: registry contracts and estimators are looked up by id", _registry_order),
-    "resolution_order": ("05 §3 step 8: resolutions are indexed by node id", _resolution_order),
-    "weight_schema_order": (
-        "02 §8.8 / §12.1: define normalizes component, tensor and composite-part order (OrderedSchemaFamily)",
-        _weight_schema_order,
-    ),
-    "family_set_order": ("02 §3: external metadata ids are a set", _family_set_order),
-    "required_capability_order": ("04 §7: a resolution's required capabilities are a set", _required_capability_order),
-    "completion_retention_order": ("05 §2: CompletionRetentionSpec.values is a BTreeSet", _retention_order),
-    "policy_document_kind": (
-        "04 §3: a resolved policy and its new() fields are the same policy (fingerprint derived)",
-        _policy_document_kind,
-    ),
-}
-
-
-def respelled(draw: Draw, original: Scenario, operator: str) -> Respelling:
-    """Apply ``operator`` with Hypothesis-drawn permutations (call from inside a composite or ``data.draw``)."""
-
-    def shuffle(items: list[Any]) -> list[Any]:
-        return list(draw(st.permutations(items))) if len(items) > 1 else list(items)
-
-    rule, rewrite = RESPELLINGS[operator]
-    return Respelling(operator, rule, original, rewrite(copy.deepcopy(original), shuffle))
-
-
-# --------------------------------------------------------------------------- semantic changes
-
-
-def _other_hex(digest: str) -> str:
-    return ("1" if digest[0] != "1" else "2") + digest[1:]
-
-
-def _as_fields(s: Scenario) -> dict[str, Any] | None:
-    """The policy's editable ``new`` fields (a ``resolved`` document is turned into ``resolved_fields``)."""
-    document = s["policy"]
-    if document.get("kind") == "resolved":
-        s["policy"] = {
-            "kind": "resolved_fields",
-            "fields": {k: v for k, v in document["wire"].items() if k != "fingerprint"},
-        }
-    fields: dict[str, Any] | None = s["policy"].get("fields") if s["policy"].get("kind") == "resolved_fields" else None
-    return fields
-
-
-def _family_config(s: Scenario) -> Scenario | None:
-    document = s["family"]["document"]
-    raw = s["family"]["raw_config"]
-    if not isinstance(raw, dict) or "note" in raw:
-        return None
-    document["config"]["fields"].append({"name": "note", "type": "string"})
-    document["config"]["value"]["note"] = "changed"
-    raw["note"] = "changed"
-    return s
-
-
-def _program(s: Scenario) -> Scenario | None:
-    block = s["family"]["document"]["program"]["blocks"][0]
-    block["id"] = block["id"] + ".changed"
-    return s
-
-
-def _catalog(s: Scenario) -> Scenario | None:
-    engine = s["catalog"]["engine_providers"][0]
-    engine["implementation_fingerprint"] = _other_hex(engine["implementation_fingerprint"])
-    return s
-
-
-def _device_runtime(s: Scenario) -> Scenario | None:
-    device = s["catalog"]["device"]
-    device["runtime_implementation_fingerprint"] = _other_hex(device["runtime_implementation_fingerprint"])
-    return s
-
-
-def _device_memory(s: Scenario) -> Scenario | None:
-    s["catalog"]["device"]["total_memory_bytes"] += 4096
-    return s
-
-
-def _policy(s: Scenario) -> Scenario | None:
-    fields = _as_fields(s)
-    if fields is None:
-        return None
-    fields["admission"]["maximum_queue_depth"] = 1 if fields["admission"]["maximum_queue_depth"] != 1 else 2
-    return s
-
-
-def _policy_version(s: Scenario) -> Scenario | None:
-    fields = _as_fields(s)
-    if fields is None:
-        return None
-    fields["version"]["minor"] += 1
-    return s
-
-
-def _policy_capacity(s: Scenario) -> Scenario | None:
-    fields = _as_fields(s)
-    if fields is None:
-        return None
-    memory = fields["memory"]
-    device = s["catalog"]["device"]["total_memory_bytes"]
-    memory["capacity_bytes"] += 1 if memory["capacity_bytes"] < device else -1
-    return s
-
-
-def _policy_sequences(s: Scenario) -> Scenario | None:
-    fields = _as_fields(s)
-    if fields is None:
-        return None
-    fields["memory"]["maximum_active_sequences"] += 1
-    return s
-
-
-def _policy_profile_order(s: Scenario) -> Scenario | None:
-    fields = _as_fields(s)
-    if fields is None or len(fields["memory"]["dynamic_storage_profile_order"]) < 2:
-        return None
-    fields["memory"]["dynamic_storage_profile_order"].reverse()
-    return s
-
-
-def _resolutions(s: Scenario) -> Scenario | None:
-    first = s["resolutions"][0]["values"][0]["storage"]["components"][0]["resource_id"]
-    for resolution in s["resolutions"]:
-        for value in resolution["values"]:
-            for component in value["storage"]["components"]:
-                if component["resource_id"] == first:
-                    component["resource_id"] = "resource.renamed.by.change"
-    return s
-
-
-def _registry(s: Scenario) -> Scenario | None:
-    for estimator in s["registry"]["estimators"]:
-        estimator["persistent_bytes"] += 16
-    return s
-
-
-def _preferred_provider(s: Scenario) -> Scenario | None:
-    resolution = s["resolutions"][0]
-    changed = "provider.unregistered.by.change"
-    resolution["preferred_provider"] = None if resolution["preferred_provider"] == changed else changed
-    return s
-
-
-def _completion_retention(s: Scenario) -> Scenario | None:
-    output = next(v["value_id"] for v in s["resolutions"][0]["values"] if v["role"] == "output")
-    retained = s["completion_retention"]
-    s["completion_retention"] = [v for v in retained if v != output] if output in retained else [*retained, output]
-    return s
-
-
-_Change = Callable[[Scenario], Scenario | None]
-
-#: operator -> (changed input, rule, change). ``None`` from a change: it does not apply to this scenario.
-SEMANTIC_CHANGES: Final[dict[str, tuple[str, str, _Change]]] = {
-    "family_config": ("family config", "05 §3 step 7: prepared_family_fingerprint covers the config", _family_config),
-    "program": ("program", "05 §3 step 7: program_fingerprint", _program),
-    "catalog": ("catalog", "05 §3 step 7: capability_catalog_fingerprint", _catalog),
-    "device_runtime_fingerprint": (
-        "device runtime fingerprint",
-        "05 §3 step 7: device_runtime_implementation_fingerprint",
-        _device_runtime,
-    ),
-    "device_memory": ("device memory", "05 §7: memory.device_capacity_bytes", _device_memory),
-    "policy": ("policy", "05 §3 step 7: policy_fingerprint hashes the whole policy", _policy),
-    "policy_version": ("policy version", "05 §8.1: policy_version", _policy_version),
-    "policy_capacity": ("policy capacity", "05 §7: memory.policy_capacity_bytes", _policy_capacity),
-    "policy_sequences": ("policy sequences", "05 §7: maximum_active_sequences", _policy_sequences),
-    "policy_profile_order": (
-        "policy profile order",
-        "04 §2: dynamic_storage_profile_order is an ordered preference",
-        _policy_profile_order,
-    ),
-    "resolutions": ("resolutions", "05 §8.3: node values are the resolution's bindings", _resolutions),
-    "registry": ("registry (estimates)", "05 §8.3: provider_resources carry the estimate", _registry),
-    "preferred_provider": ("preferred provider", "05 §6.3: selection evidence", _preferred_provider),
-    "completion_retention": ("completion retention", "05 §7.10: retained_completion_values", _completion_retention),
-}
-
-
-def semantically_changed(original: Scenario, operator: str) -> SemanticChange | None:
-    """Apply one semantic change (``None`` when it does not apply to ``original``)."""
-    name, rule, change = SEMANTIC_CHANGES[operator]
-    changed = change(copy.deepcopy(original))
-    return None if changed is None else SemanticChange(operator, name, rule, original, changed)

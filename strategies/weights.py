@@ -40,21 +40,23 @@ from reference.model.weight_layout import (
     BlockQuantizedLayout,
     CompositeLayout,
     CompositeWeightPart,
-    ContiguousStorage,
     DenseLayout,
     ExpertStackLayout,
     IndexedLayout,
-    PhysicalStorageLayout,
     PhysicalWeightComponentBinding,
     PhysicalWeightLayout,
-    PhysicalWeightPadding,
     QuantizedBlockGridLayout,
     QuantizedLayout,
     StoredLayout,
+)
+from reference.model.weight_schema import WeightSchema, WeightTensorSpec
+from reference.model.weight_storage import (
+    ContiguousStorage,
+    PhysicalStorageLayout,
+    PhysicalWeightPadding,
     StridedStorage,
     TiledStorage,
 )
-from reference.model.weight_schema import WeightSchema, WeightTensorSpec
 from reference.versions import ContractVersion
 
 __all__ = ["LAYOUT_KINDS", "box_partitions", "shapes", "weight_schemas"]

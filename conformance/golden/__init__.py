@@ -14,7 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
-from reference.canonical import sha256_hex
+from reference.api import sha256_hex
 
 __all__ = ["GOLDEN_FILE", "GOLDEN_VERSION", "check", "expected_contract", "generate", "golden_path", "load", "write"]
 
@@ -34,7 +34,7 @@ def expected_contract() -> dict[str, Any]:
 
 
 def _scenarios() -> dict[str, Callable[[], dict[str, Any]]]:
-    from reference.fixtures.scenarios import paged_storage_scenario, plan_fixture_scenario
+    from seeds.scenarios import paged_storage_scenario, plan_fixture_scenario
     from strategies.scenarios import (
         BUILDABLE_GRAPHS,
         PlanFixtureParams,

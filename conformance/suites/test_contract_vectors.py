@@ -5,7 +5,7 @@ These run against the reference's own encoder; they pin the byte-level rules eve
 
 from __future__ import annotations
 
-from reference.canonical import canonical_bytes, fingerprint, sha256_hex
+from reference.api import canonical_bytes, fingerprint, sha256_hex
 
 IDENTITY_MATERIALIZER_IMPLEMENTATION = {
     "id": "weight-materializer.identity",

@@ -15,7 +15,7 @@ from conformance.corpus import corpus_paths, user_corpus_paths
 from conformance.seed_corpus import SEED_PREFIX
 from harness.bundles import check_bundle, load_bundle
 from harness.under_test import BackendUnderTest
-from reference.canonical import sha256_hex
+from reference.api import sha256_hex
 
 _PATHS = corpus_paths()
 
@@ -45,4 +45,3 @@ def test_bundle(backend: BackendUnderTest, oracle: BackendUnderTest, path: Path)
     bundle = load_bundle(path)
     backend.require(bundle.operation)
     check_bundle(backend, oracle, bundle)
-

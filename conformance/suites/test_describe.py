@@ -16,8 +16,8 @@ from harness.connection.faults import BackendFault
 from harness.identity import CONTRACT_IDENTITY, CONTRACT_LIMITS
 from harness.protocol.operations import OPERATIONS, Level
 from harness.under_test import BackendUnderTest
-from reference.errors import VNextError
-from reference.versions import PlanSchemaVersion
+from reference import api
+from reference.api import VNextError
 
 _PRINTABLE = re.compile(r"[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?")
 _SEMVER = re.compile(r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:[-+][0-9A-Za-z.+-]+)?")
@@ -56,7 +56,7 @@ def test_contract_identity_matches_suite(backend: BackendUnderTest) -> None:
 
 
 def test_plan_schema_is_the_contract_schema(backend: BackendUnderTest) -> None:
-    assert backend.describe().contract.plan_schema == PlanSchemaVersion(8, 1)
+    assert backend.describe().contract.plan_schema == api.EXECUTION_PLAN_SCHEMA
 
 
 @pytest.mark.parametrize("limit", sorted(CONTRACT_LIMITS))

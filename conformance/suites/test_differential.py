@@ -24,7 +24,7 @@ from harness.bundles import Bundle
 from harness.plugin.counterexamples import CounterexampleRecorder
 from harness.protocol.operations import OPERATIONS
 from harness.under_test import BackendUnderTest
-from reference.errors import VNextError
+from reference.api import VNextError
 from strategies.budget import (
     BASES,
     BudgetCase,
@@ -36,7 +36,7 @@ from strategies.budget import (
     with_policy,
 )
 from strategies.cases import Rejection
-from strategies.catalog import catalog_rejections
+from strategies.catalog_rejections import catalog_rejections
 from strategies.model_rejections import family_rejections
 from strategies.policy import BoundaryPolicy, HostilePolicy, boundary_policies, hostile_policies
 from strategies.scenarios import ScenarioCase, scenario_cases

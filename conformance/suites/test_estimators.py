@@ -21,15 +21,14 @@ from harness.bundles import Bundle
 from harness.plugin.counterexamples import CounterexampleRecorder
 from harness.protocol.operations import OPERATIONS
 from harness.under_test import BackendUnderTest
-from reference.catalog.documents import ESTIMATE_BEHAVIORS
-from reference.errors import VNextError
-from reference.fixtures.catalogs import (
+from reference.api import ESTIMATE_BEHAVIORS, VNextError
+from seeds.catalogs import (
     catalog_with_secondary_provider,
     catalog_with_secondary_provider_storage,
     contiguous_storage_requirement,
     paged_storage_requirement,
 )
-from reference.fixtures.scenarios import plan_fixture_scenario
+from seeds.scenarios import plan_fixture_scenario
 from strategies.budget import (
     BEHAVIOR_OUTCOMES,
     REGISTRY_FAULTS,

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from harness.under_test import BackendUnderTest
-from reference.errors import VNextError
-from reference.fixtures.catalogs import catalog, catalog_with_memory, catalog_with_secondary_provider
-from reference.fixtures.scenarios import seed_scenario
+from reference.api import VNextError
+from seeds.catalogs import catalog, catalog_with_memory, catalog_with_secondary_provider
+from seeds.scenarios import seed_scenario
 
 TEST_FAMILY_FINGERPRINT = "f4b3f9f643e98e9e3b3a8b613c20d0eea9a926d0dcc07f0a8a012b94ec4fa908"
 SEED_CATALOG_FINGERPRINT = "9354acce5aca132550d7808777b353a5ae1e4d208914c33fd1d3f1de328b193b"

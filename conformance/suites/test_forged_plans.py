@@ -30,7 +30,7 @@ from harness.bundles import Bundle
 from harness.plugin.counterexamples import CounterexampleRecorder
 from harness.protocol.codecs import b64encode
 from harness.under_test import BackendUnderTest
-from reference.errors import VNextError
+from reference.api import VNextError
 from strategies.forgery import MAX_WIRE, OPERATORS, Forgery, PlanTarget, forge_seeded, forgeries, reference_targets
 
 #: Operators exercised by generated cases (``malformed:oversize`` has one behaviour: it is in the matrix only).

@@ -3,7 +3,7 @@ input order and process environment, sensitivity to every semantic input, golden
 
 * The harness recomputes every hash: ``sha256(canonical(payload - plan_id))`` and
   ``plan_id == "plan/sha256/" + hash``.
-* Order-insensitive respellings of a scenario (``strategies.scenarios.RESPELLINGS``) keep
+* Order-insensitive respellings of a scenario (``strategies.respellings.RESPELLINGS``) keep
   the wire byte for byte; semantic changes (``SEMANTIC_CHANGES``) change the hash. The
   sensitivity matrix applies every one of them to fixed bases and records the result
   (``case_property("sensitivity_matrix", ...)``, printed with ``-s``).
@@ -31,20 +31,17 @@ from harness.cases import not_applicable
 from harness.plugin.counterexamples import CounterexampleRecorder
 from harness.protocol.description import BackendDescription
 from harness.under_test import BackendUnderTest
-from reference.canonical import canonical_bytes, direct_bytes, loads_strict, sha256_hex
+from reference.api import canonical_bytes, direct_bytes, loads_strict, sha256_hex
+from strategies.respellings import RESPELLINGS, respelled, reverse_shuffler
 from strategies.scenarios import (
-    RESPELLINGS,
-    SEMANTIC_CHANGES,
     ScenarioCase,
     chain_case,
     graph_case,
-    respelled,
-    reverse_shuffler,
     rich_fixture_case,
     scenario_cases,
-    semantically_changed,
     sequential_scratch_case,
 )
+from strategies.semantic_changes import SEMANTIC_CHANGES, semantically_changed
 
 MAX_WIRE = 16 * 1024 * 1024
 _GOLDEN = load()

@@ -29,11 +29,8 @@ from harness.bundles import Bundle
 from harness.plugin.counterexamples import CounterexampleRecorder
 from harness.protocol.operations import OPERATIONS
 from harness.under_test import BackendUnderTest
-from reference.errors import InvalidExecutionPlan, VNextError
-from reference.plan.decode import decode_untrusted
-from reference.plan.memory import MemoryPlan
-from reference.plan.memory import invariants as inv
-from reference.policy.document import policy_from_document
+from reference.api import InvalidExecutionPlan, MemoryPlan, VNextError, decode_untrusted, policy_from_document
+from reference.api import memory_invariants as inv
 from strategies.budget import (
     BASES,
     EDGE_KINDS,

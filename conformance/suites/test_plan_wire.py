@@ -21,8 +21,16 @@ from harness.cases import not_applicable
 from harness.plugin.counterexamples import CounterexampleRecorder
 from harness.protocol.codecs import b64encode
 from harness.under_test import BackendUnderTest
-from reference.canonical import canonical_bytes, direct_bytes, loads_strict, sha256_hex
-from reference.errors import InvalidExecutionPlan, PlanHashMismatch, Serialization, UnsupportedPlanSchema
+from reference.api import (
+    InvalidExecutionPlan,
+    PlanHashMismatch,
+    Serialization,
+    UnsupportedPlanSchema,
+    canonical_bytes,
+    direct_bytes,
+    loads_strict,
+    sha256_hex,
+)
 
 MAX_WIRE = 16 * 1024 * 1024
 _SCENARIOS = plan_scenarios()

@@ -25,17 +25,16 @@ import pytest
 
 from conformance.corpus import plan_scenarios
 from harness.under_test import BackendUnderTest
-from reference.errors import VNextError
-from reference.fixtures.scenarios import (
-    graph_scenario,
-    paged_storage_scenario,
-    plan_fixture_scenario,
-    sequential_scratch_scenario,
+from reference.api import (
+    OUT_OF_PLAN_PROBES,
+    ExecuteResult,
+    VNextError,
+    default_inputs,
+    oracle_outputs,
+    replay_digest,
+    scenario_plan,
 )
-from reference.ids import ProgramValueId
-from reference.runtime.execute import default_inputs, oracle_outputs, scenario_plan
-from reference.runtime.executor import OUT_OF_PLAN_PROBES, replay_digest
-from reference.runtime.result import ExecuteResult
+from seeds.scenarios import graph_scenario, paged_storage_scenario, plan_fixture_scenario, sequential_scratch_scenario
 
 __all__ = [
     "REPLAYS",
@@ -108,7 +107,7 @@ def check_replays_identical(result: ExecuteResult, budget: RuntimeBudget, replay
     if set(result.outputs) != set(budget.program_outputs):
         problems.append(f"outputs {sorted(result.outputs)} are not the program outputs {list(budget.program_outputs)}")
     else:
-        mine = replay_digest([(ProgramValueId(v), result.outputs[v]) for v in budget.program_outputs])
+        mine = replay_digest([(v, result.outputs[v]) for v in budget.program_outputs])
         if digests and digests[0] != mine:
             problems.append("the first replay digest is not the digest of the returned outputs")
     return problems

@@ -17,10 +17,9 @@ from typing import Any
 import pytest
 
 from harness.under_test import BackendUnderTest
-from reference.canonical import fingerprint, loads_strict
-from reference.errors import VNextError
-from reference.fixtures.scenarios import seed_scenario
-from reference.fixtures.weights import seed_materializer_document, split_schema
+from reference.api import VNextError, fingerprint, loads_strict
+from seeds.scenarios import seed_scenario
+from seeds.weights import seed_materializer_document, split_schema
 
 IDENTITY_DESCRIPTOR = {
     "id": "weight-materializer.identity",

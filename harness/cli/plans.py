@@ -56,7 +56,7 @@ def revalidate(args: argparse.Namespace) -> int:
         # depends on the scenario file.
         wire = read_input(args.plan, max_bytes=_MAX_PLAN, context=_PLAN_CONTEXT)
         scenario_data = read_input(args.scenario, max_bytes=api.MAX_SCENARIO_BYTES, context=_SCENARIO_CONTEXT)
-        api.check_plan_wire(wire)
+        api.decode_untrusted(wire)
         plan_hash = api.revalidate(api.parse_scenario(scenario_data), wire)
     except InputError as exc:
         return _usage(exc)

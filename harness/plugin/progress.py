@@ -127,6 +127,8 @@ class RunProgress:
 
     def status_line(self) -> str:
         done, expected, failed = self.totals()
+        if not expected and not done:
+            return f"[{_clock(time.monotonic() - self.started)}] collecting the cases"
         share = f" ({100 * done // expected}%)" if expected else ""
         eta = self.eta()
         parts = [f"[{_clock(time.monotonic() - self.started)}] {done}/{expected} cases{share}, {failed} failed"]

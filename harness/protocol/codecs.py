@@ -19,11 +19,10 @@ from typing import Any, Final, Generic, Protocol, TypeVar
 import orjson
 
 from harness.protocol.description import BackendDescription
+from reference.api import MAX_SCENARIO_BYTES, SCENARIO_CONTEXT, ExecuteResult
 from reference.canonical import is_canonical_sha256, loads_strict
 from reference.errors import Serialization
-from reference.runtime.result import ExecuteResult, b64_exact
-from reference.scenario.document import MAX_SCENARIO_BYTES, SCENARIO_CONTEXT
-from reference.wire import U32_MAX
+from reference.wire import U32_MAX, read_base64
 
 __all__ = [
     "BytesMapParam",
@@ -70,7 +69,7 @@ def b64encode(data: bytes) -> str:
 
 def _b64decode(text: Any, what: str) -> bytes:
     try:
-        return b64_exact(text, context=_PARAM_CONTEXT, path=what)
+        return read_base64(text, context=_PARAM_CONTEXT, path=what)
     except Serialization as exc:
         raise ProtocolError(exc.message_text) from None
 

@@ -43,9 +43,8 @@ from harness.protocol.codecs import (
 )
 from harness.protocol.description import BackendDescription
 from harness.protocol.envelope import Request
-from reference.api import PreparedFamily, WeightPlanSelection
+from reference.api import ExecuteResult, PreparedFamily, WeightPlanSelection
 from reference.errors import VNextError
-from reference.runtime.result import ExecuteResult
 
 __all__ = ["OPERATIONS", "Level", "Operation", "Operations", "Scenario", "operation"]
 
@@ -60,6 +59,8 @@ Scenario = Mapping[str, Any] | RawJson
 class Level(enum.IntEnum):
     """Conformance levels: a backend reaches a level when it implements every operation of it."""
 
+    DESCRIBE = 0
+    """describe only: the handshake and self-description (a protocol smoke test, never a conformance claim)."""
     PLANNING = 1
     """describe, build_plan and revalidate: plans are built, hashed and revalidated."""
     FULL = 2
@@ -201,7 +202,7 @@ class Operations:
         """Send ``operation`` with ``args`` (in parameter order); its typed result."""
         raise NotImplementedError
 
-    @operation(result=DescriptionResult(), level=Level.PLANNING, mandatory=True)
+    @operation(result=DescriptionResult(), level=Level.DESCRIBE, mandatory=True)
     def describe(self) -> BackendDescription:
         """Implementation and contract identity, the operations implemented, the limits enforced (§5.1)."""
         ...

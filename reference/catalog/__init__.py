@@ -12,18 +12,8 @@ from reference.catalog.compatibility import (
     ProviderCompatibilityReport,
     ProviderCompatibilityRequest,
     ProviderRejection,
-    provider_compatibility,
 )
 from reference.catalog.device import DeviceClass, DeviceDescriptor
-from reference.catalog.documents import (
-    ESTIMATE_BEHAVIORS,
-    ContractSpec,
-    DeclaredEstimator,
-    EstimatorSpec,
-    RegistryDocument,
-    catalog_from_document,
-    catalog_to_document,
-)
 from reference.catalog.element_type import ElementType
 from reference.catalog.engine import EngineProviderDescriptor
 from reference.catalog.execution_semantics import (
@@ -36,7 +26,6 @@ from reference.catalog.oracle import OracleSpec
 from reference.catalog.oracle_graph import MAX_REFERENCE_ORACLE_DEPTH
 from reference.catalog.provider import OperationProviderDescriptor
 from reference.catalog.registry import (
-    DeclaredOperationContract,
     OperationContract,
     OperationPlanningHandle,
     OperationResourceEstimator,
@@ -81,7 +70,6 @@ from reference.catalog.weight_materializer import (
 from reference.model.semantic_value import CanonicalRational, SemanticValue
 
 __all__ = [
-    "ESTIMATE_BEHAVIORS",
     "IDENTITY_WEIGHT_MATERIALIZER_ID",
     "MAX_ENGINE_PROVIDER_ROWS",
     "MAX_OPERATION_CATALOG_ROWS",
@@ -98,9 +86,6 @@ __all__ = [
     "CapabilityCatalog",
     "CompatibilityReason",
     "ContiguousLayout",
-    "ContractSpec",
-    "DeclaredEstimator",
-    "DeclaredOperationContract",
     "DeviceClass",
     "DeviceDescriptor",
     "DimensionConstraint",
@@ -110,7 +95,6 @@ __all__ = [
     "DynamicStorageView",
     "ElementType",
     "EngineProviderDescriptor",
-    "EstimatorSpec",
     "ExactBytesStride",
     "ExactDimension",
     "LayoutConstraint",
@@ -135,7 +119,6 @@ __all__ = [
     "ProviderRequirement",
     "ProviderStorageBindingRequirement",
     "RangeDimension",
-    "RegistryDocument",
     "ResolvedValueRole",
     "ResourcePresenceRequirement",
     "ResourceRequirements",
@@ -148,8 +131,5 @@ __all__ = [
     "TensorContract",
     "WeightMaterializationFidelity",
     "WeightMaterializerDescriptor",
-    "catalog_from_document",
-    "catalog_to_document",
-    "provider_compatibility",
     "validate_weight_materializer_descriptors",
 ]

@@ -1,4 +1,4 @@
-"""Shared helpers of the catalog package: Rust ``trim``, power of two, enum and set decoding.
+"""Shared helpers of the catalog package: blank text, enum and set decoding.
 
 Not part of the public API. Every decode failure is ``Serialization`` with a JSON path.
 """
@@ -7,59 +7,32 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from enum import Enum
-from typing import Any, Final, TypeVar
+from typing import Any, TypeVar
 
 from reference.canonical import is_canonical_sha256
-from reference.errors import InvalidExecutionPlan, Serialization
+from reference.errors import Serialization
 from reference.ids import Identity
-from reference.wire import U64_MAX, read_list, read_tagged
+from reference.ints import rust_trim
+from reference.wire import read_list, read_tagged
 
 __all__ = [
-    "RUST_WHITESPACE",
     "OrderedEnum",
     "identity_set_from_wire",
     "identity_set_to_wire",
-    "invalid",
     "is_blank",
-    "is_power_of_two",
     "read_struct_variant",
     "read_unit_or_tagged",
     "require_canonical_sha256",
-    "rust_trim",
 ]
-
-#: Unicode White_Space, the set Rust's ``str::trim`` strips (spec 03 §1).
-RUST_WHITESPACE: Final = frozenset(
-    [chr(c) for c in range(0x09, 0x0E)]
-    + ["\u0020", "\u0085", "\u00a0", "\u1680"]
-    + [chr(c) for c in range(0x2000, 0x200B)]
-    + ["\u2028", "\u2029", "\u202f", "\u205f", "\u3000"]
-)
-_STRIP: Final = "".join(sorted(RUST_WHITESPACE))
 
 E = TypeVar("E", bound="OrderedEnum")
 IdT = TypeVar("IdT", bound=Identity)
 T = TypeVar("T")
 
 
-def rust_trim(text: str) -> str:
-    """``str::trim`` with Rust's whitespace set (U+001C..U+001F are NOT stripped)."""
-    return text.strip(_STRIP)
-
-
 def is_blank(text: str) -> bool:
     """True iff ``text`` is empty after Rust trimming."""
     return rust_trim(text) == ""
-
-
-def is_power_of_two(value: int) -> bool:
-    """``u64::is_power_of_two``: 0 is not, 1 is, 2**63 is the largest."""
-    return 0 < value <= U64_MAX and value & (value - 1) == 0
-
-
-def invalid(reason: str) -> InvalidExecutionPlan:
-    """The ``InvalidExecutionPlan`` every structural rule of this area raises."""
-    return InvalidExecutionPlan(reason=reason)
 
 
 def require_canonical_sha256(value: object) -> bool:

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from reference.catalog._common import invalid, read_struct_variant, read_unit_or_tagged
-from reference.errors import Serialization
+from reference.catalog._common import read_struct_variant, read_unit_or_tagged
+from reference.errors import Serialization, invalid_plan
 from reference.ids import AttributeId
 from reference.model.semantic_value import SEMANTIC_VALUE_KINDS, CanonicalRational, SemanticValue
 from reference.wire import WireObject, decode_with, read_bool, read_i64, read_list, read_str, read_uint
@@ -171,7 +171,7 @@ class AttributeSpec:
             assert isinstance(c.minimum, int) and isinstance(c.maximum, int)
             ok = c.minimum <= c.maximum
         if not ok:
-            raise invalid(f"attribute `{attribute_id}` has an incompatible or invalid constraint")
+            raise invalid_plan(f"attribute `{attribute_id}` has an incompatible or invalid constraint")
 
     def accepts(self, value: SemanticValue) -> bool:
         """The constraint holds for ``value`` (inclusive ranges, exact rational comparison)."""
@@ -234,15 +234,15 @@ class AttributeSchema:
             value = values[attribute_id]
             spec = self.entries.get(attribute_id)
             if spec is None:
-                raise invalid(f"{context} contains unknown attribute `{attribute_id}`")
+                raise invalid_plan(f"{context} contains unknown attribute `{attribute_id}`")
             value.validate()
             if value.kind != spec.value_kind:
-                raise invalid(f"{context} attribute `{attribute_id}` has the wrong value kind")
+                raise invalid_plan(f"{context} attribute `{attribute_id}` has the wrong value kind")
             if not spec.accepts(value):
-                raise invalid(f"attribute `{attribute_id}` violates its declared constraint")
+                raise invalid_plan(f"attribute `{attribute_id}` violates its declared constraint")
         for attribute_id, spec in self.entries.items():
             if spec.required and attribute_id not in values:
-                raise invalid(f"{context} is missing required attribute `{attribute_id}`")
+                raise invalid_plan(f"{context} is missing required attribute `{attribute_id}`")
 
     def to_wire(self) -> dict[str, Any]:
         return {"entries": {k.value: v.to_wire() for k, v in self.entries.items()}}

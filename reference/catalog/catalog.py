@@ -13,10 +13,15 @@ import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from reference.canonical import direct_fingerprint
-from reference.catalog._common import invalid
+from reference.catalog.compatibility import (
+    CompatibilityReason,
+    ProviderCompatibilityReport,
+    ProviderCompatibilityRequest,
+    ProviderRejection,
+)
 from reference.catalog.device import DeviceDescriptor
 from reference.catalog.engine import EngineProviderDescriptor
 from reference.catalog.operation import OperationDescriptor
@@ -27,13 +32,11 @@ from reference.catalog.weight_materializer import (
     identity_materializer_map,
     validate_weight_materializer_descriptors,
 )
-from reference.errors import IncompatibleOperationVersion, Serialization, UnsupportedOperation
+from reference.errors import IncompatibleOperationVersion, Serialization, UnsupportedOperation, invalid_plan
 from reference.ids import NodeId, OperationId, ProviderId, WeightMaterializerId
+from reference.ints import USIZE_MAX
 from reference.versions import ContractVersion
 from reference.wire import WireObject, decode_with
-
-if TYPE_CHECKING:
-    from reference.catalog.compatibility import ProviderCompatibilityReport, ProviderCompatibilityRequest
 
 __all__ = [
     "MAX_ENGINE_PROVIDER_ROWS",
@@ -45,7 +48,6 @@ __all__ = [
 MAX_OPERATION_CATALOG_ROWS: Final = 4096
 MAX_OPERATION_PROVIDER_ROWS: Final = 16384
 MAX_ENGINE_PROVIDER_ROWS: Final = 4096
-_USIZE_MAX: Final = 2**64 - 1
 
 
 @dataclass(frozen=True, slots=True, init=False, eq=False)
@@ -69,12 +71,12 @@ class CapabilityCatalog:
         operation_map: dict[OperationId, OperationDescriptor] = {}
         for operation in operations:
             if operation.id in operation_map:
-                raise invalid(f"duplicate operation `{operation.id}` in capability catalog")
+                raise invalid_plan(f"duplicate operation `{operation.id}` in capability catalog")
             operation_map[operation.id] = operation
         engine_map: dict[ProviderId, EngineProviderDescriptor] = {}
         for engine in engine_providers:
             if engine.provider_id in engine_map:
-                raise invalid(f"duplicate engine provider `{engine.provider_id}` in capability catalog")
+                raise invalid_plan(f"duplicate engine provider `{engine.provider_id}` in capability catalog")
             engine_map[engine.provider_id] = engine
         self._assign(device, operation_map, providers, engine_map, identity_materializer_map())
 
@@ -163,15 +165,15 @@ class CapabilityCatalog:
         """Absent or not satisfying ``required_version`` -> ``InvalidExecutionPlan``."""
         engine = self.engine_providers.get(provider_id)
         if engine is None:
-            raise invalid(f"engine provider `{provider_id}` is not registered")
+            raise invalid_plan(f"engine provider `{provider_id}` is not registered")
         if not engine.contract_version.satisfies(required_version):
-            raise invalid(f"engine provider `{provider_id}` does not satisfy version {required_version}")
+            raise invalid_plan(f"engine provider `{provider_id}` does not satisfy version {required_version}")
         return engine
 
     def weight_materializer(self, materializer_id: WeightMaterializerId) -> WeightMaterializerDescriptor:
         found = self.weight_materializers.get(materializer_id)
         if found is None:
-            raise invalid(f"weight materializer `{materializer_id}` is not registered in the capability catalog")
+            raise invalid_plan(f"weight materializer `{materializer_id}` is not registered in the capability catalog")
         return found
 
     def with_weight_materializer_descriptors(
@@ -186,24 +188,47 @@ class CapabilityCatalog:
         return out
 
     def provider_compatibility(self, request: ProviderCompatibilityRequest) -> ProviderCompatibilityReport:
-        """The catalog half of resolution (§11.4)."""
-        from reference.catalog.compatibility import provider_compatibility
+        """The catalog half of resolution (§11.4 steps 1-5)."""
+        operation = self.operation(request.operation_id)
+        required_capabilities = request.required_capabilities | operation.provider.required_capabilities
+        compatible: list[ProviderId] = []
+        rejected: list[ProviderRejection] = []
+        for provider in self.providers_for(request.operation_id):
+            reasons: list[CompatibilityReason] = []
+            if not operation.version.satisfies(request.required_version):
+                reasons.append(
+                    CompatibilityReason("operation_version_mismatch", request.required_version, operation.version)
+                )
+            if not provider.version.satisfies(request.required_version):
+                reasons.append(
+                    CompatibilityReason("provider_version_mismatch", request.required_version, provider.version)
+                )
+            missing = required_capabilities - provider.capabilities
+            if missing:
+                reasons.append(CompatibilityReason("missing_capabilities", identities=tuple(sorted(missing))))
+            weights = request.required_weight_formats - provider.accepted_weight_formats
+            if weights:
+                reasons.append(CompatibilityReason("unsupported_weight_formats", identities=tuple(sorted(weights))))
+            quantization = request.required_quantization_formats - provider.accepted_quantization_formats
+            if quantization:
+                reasons.append(
+                    CompatibilityReason("unsupported_quantization_formats", identities=tuple(sorted(quantization)))
+                )
+            if not request.execution_determinism.accepts(provider.execution_semantics):
+                reasons.append(
+                    CompatibilityReason(
+                        "insufficient_execution_determinism",
+                        determinism=request.execution_determinism,
+                        semantics=provider.execution_semantics,
+                    )
+                )
+            if reasons:
+                rejected.append(ProviderRejection(provider.provider_id, tuple(reasons)))
+            else:
+                compatible.append(provider.provider_id)
+        return ProviderCompatibilityReport(request, tuple(compatible), tuple(rejected))
 
-        return provider_compatibility(self, request)
-
-    # ------------------------------------------------------------------ documents, wire and fingerprint
-
-    @classmethod
-    def from_document(cls, doc: Any) -> CapabilityCatalog:
-        """The declarative (constructor-shaped) JSON document; see ``reference.catalog.documents``."""
-        from reference.catalog.documents import catalog_from_document
-
-        return catalog_from_document(doc)
-
-    def to_document(self) -> dict[str, Any]:
-        from reference.catalog.documents import catalog_to_document
-
-        return catalog_to_document(self)
+    # ------------------------------------------------------------------ wire and fingerprint
 
     def to_wire(self) -> dict[str, Any]:
         """Struct order: device, operations, providers, engine_providers, weight_materializers."""
@@ -293,8 +318,8 @@ def _from_maps(
     provider_rows = 0  # c
     for entries in providers.values():
         provider_rows += len(entries)
-        if provider_rows > _USIZE_MAX:
-            raise invalid("operation provider row count overflows")
+        if provider_rows > USIZE_MAX:
+            raise invalid_plan("operation provider row count overflows")
     if (  # d
         not operations
         or not providers
@@ -303,9 +328,9 @@ def _from_maps(
         or provider_rows > MAX_OPERATION_PROVIDER_ROWS
         or len(engines) > MAX_ENGINE_PROVIDER_ROWS
     ):
-        raise invalid("capability catalog is empty or exceeds its row limits")
+        raise invalid_plan("capability catalog is empty or exceeds its row limits")
     if set(operations) != set(providers):  # e
-        raise invalid("capability catalog operations and provider entries differ")
+        raise invalid_plan("capability catalog operations and provider entries differ")
     device_id = device.id.value
 
     def unsupported(operation_id: OperationId, reason: str) -> UnsupportedOperation:
@@ -314,7 +339,7 @@ def _from_maps(
     for operation_id in sorted(operations):  # f
         operation = operations[operation_id]
         if operation.id != operation_id:
-            raise invalid(f"operation key `{operation_id}` does not match descriptor `{operation.id}`")
+            raise invalid_plan(f"operation key `{operation_id}` does not match descriptor `{operation.id}`")
         operation.validate()
         if not operation.provider.required_capabilities <= device.capabilities:
             raise unsupported(operation_id, "device lacks capabilities the operation requires")
@@ -351,11 +376,11 @@ def _from_maps(
     for provider_id in sorted(engines):  # i
         engine = engines[provider_id]
         if engine.provider_id != provider_id:
-            raise invalid(f"engine key `{provider_id}` does not match descriptor `{engine.provider_id}`")
+            raise invalid_plan(f"engine key `{provider_id}` does not match descriptor `{engine.provider_id}`")
         if engine.device_id != device.id:
-            raise invalid(f"engine provider `{provider_id}` targets another device")
+            raise invalid_plan(f"engine provider `{provider_id}` targets another device")
         if not engine.capabilities <= device.capabilities:
-            raise invalid(f"engine provider `{provider_id}` claims capabilities beyond the device")
+            raise invalid_plan(f"engine provider `{provider_id}` claims capabilities beyond the device")
     return sorted_lists
 
 

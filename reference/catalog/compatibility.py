@@ -1,7 +1,7 @@
 """Provider compatibility (spec 03 §11.4): the catalog half of node resolution.
 
-``provider_compatibility(catalog, request)`` classifies every provider of an
-operation (sorted order) as compatible or rejected with reasons in the fixed
+``CapabilityCatalog.provider_compatibility(request)`` classifies every provider of an
+operation (sorted order) as compatible or rejected with these reasons in the fixed
 order of §11.4; the report must satisfy its shape rules. ``require_compatible``
 and ``require_compatible_for_node`` turn an empty compatible list into the
 contract's error.
@@ -12,11 +12,11 @@ from __future__ import annotations
 import itertools
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from reference.catalog._common import identity_set_from_wire, identity_set_to_wire, invalid
-from reference.catalog.execution_semantics import ProviderExecutionSemantics
-from reference.errors import IncompatibleOperationVersion, UnsupportedOperation
+from reference.catalog._common import identity_set_from_wire, identity_set_to_wire
+from reference.catalog.execution_semantics import ExecutionDeterminismRequirement, ProviderExecutionSemantics
+from reference.errors import IncompatibleOperationVersion, UnsupportedOperation, invalid_plan
 from reference.ids import (
     CapabilityId,
     DeviceId,
@@ -30,16 +30,11 @@ from reference.ids import (
 from reference.versions import ContractVersion
 from reference.wire import WireObject, decode_with
 
-if TYPE_CHECKING:
-    from reference.catalog.catalog import CapabilityCatalog
-    from reference.policy.enums import ExecutionDeterminismRequirement
-
 __all__ = [
     "CompatibilityReason",
     "ProviderCompatibilityReport",
     "ProviderCompatibilityRequest",
     "ProviderRejection",
-    "provider_compatibility",
 ]
 
 
@@ -56,7 +51,7 @@ class ProviderCompatibilityRequest:
 
     def __post_init__(self) -> None:
         if self.required_version.major == 0:
-            raise invalid(f"compatibility request for `{self.operation_id}` has a zero major version")
+            raise invalid_plan(f"compatibility request for `{self.operation_id}` has a zero major version")
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -80,8 +75,6 @@ class ProviderCompatibilityRequest:
             "required_quantization_formats",
             "execution_determinism",
         )
-        from reference.policy.enums import ExecutionDeterminismRequirement  # policy imports the catalog
-
         obj = WireObject(raw, fields, type_name="ProviderCompatibilityRequest", context=context, path=path)
         args = (
             obj.identity("operation_id", OperationId),
@@ -162,7 +155,7 @@ class ProviderCompatibilityReport:
             or not (compatible or rejected)
             or any(not r.reasons for r in self.rejected)
         ):
-            raise invalid("provider compatibility report has an invalid shape")
+            raise invalid_plan("provider compatibility report has an invalid shape")
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -220,45 +213,3 @@ class ProviderCompatibilityReport:
             device_id=device_id.value,
             reason=json.dumps([r.to_wire() for r in self.rejected], separators=(",", ":")),
         )
-
-
-def provider_compatibility(
-    catalog: CapabilityCatalog, request: ProviderCompatibilityRequest
-) -> ProviderCompatibilityReport:
-    """§11.4 steps 1-5."""
-    operation = catalog.operation(request.operation_id)
-    required_capabilities = request.required_capabilities | operation.provider.required_capabilities
-    compatible: list[ProviderId] = []
-    rejected: list[ProviderRejection] = []
-    for provider in catalog.providers_for(request.operation_id):
-        reasons: list[CompatibilityReason] = []
-        if not operation.version.satisfies(request.required_version):
-            reasons.append(
-                CompatibilityReason("operation_version_mismatch", request.required_version, operation.version)
-            )
-        if not provider.version.satisfies(request.required_version):
-            reasons.append(CompatibilityReason("provider_version_mismatch", request.required_version, provider.version))
-        missing = required_capabilities - provider.capabilities
-        if missing:
-            reasons.append(CompatibilityReason("missing_capabilities", identities=tuple(sorted(missing))))
-        weights = request.required_weight_formats - provider.accepted_weight_formats
-        if weights:
-            reasons.append(CompatibilityReason("unsupported_weight_formats", identities=tuple(sorted(weights))))
-        quantization = request.required_quantization_formats - provider.accepted_quantization_formats
-        if quantization:
-            reasons.append(
-                CompatibilityReason("unsupported_quantization_formats", identities=tuple(sorted(quantization)))
-            )
-        if not request.execution_determinism.accepts(provider.execution_semantics):
-            reasons.append(
-                CompatibilityReason(
-                    "insufficient_execution_determinism",
-                    determinism=request.execution_determinism,
-                    semantics=provider.execution_semantics,
-                )
-            )
-        if reasons:
-            rejected.append(ProviderRejection(provider.provider_id, tuple(reasons)))
-        else:
-            compatible.append(provider.provider_id)
-    return ProviderCompatibilityReport(request, tuple(compatible), tuple(rejected))

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from reference.canonical import is_canonical_sha256
-from reference.catalog._common import OrderedEnum, identity_set_from_wire, identity_set_to_wire, invalid
+from reference.catalog._common import OrderedEnum, identity_set_from_wire, identity_set_to_wire
 from reference.catalog.storage import DynamicStorageProfile, profiles_from_wire
+from reference.errors import invalid_plan
 from reference.ids import CapabilityId, DeviceId
 from reference.wire import WireObject
 
@@ -48,7 +49,7 @@ class DeviceDescriptor:
             or not self.dynamic_storage_profiles
             or not is_canonical_sha256(self.runtime_implementation_fingerprint)
         ):
-            raise invalid(f"device `{self.id}` has invalid memory, storage profiles or runtime identity")
+            raise invalid_plan(f"device `{self.id}` has invalid memory, storage profiles or runtime identity")
 
     def to_wire(self) -> dict[str, Any]:
         return {

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from reference.canonical import is_canonical_sha256
-from reference.catalog._common import identity_set_from_wire, identity_set_to_wire, invalid
+from reference.catalog._common import identity_set_from_wire, identity_set_to_wire
+from reference.errors import invalid_plan
 from reference.ids import CapabilityId, DeviceId, ProviderId
 from reference.versions import ContractVersion
 from reference.wire import WireObject, decode_with
@@ -27,7 +28,9 @@ class EngineProviderDescriptor:
     def __post_init__(self) -> None:
         object.__setattr__(self, "capabilities", frozenset(self.capabilities))
         if self.contract_version.major == 0 or not is_canonical_sha256(self.implementation_fingerprint):
-            raise invalid(f"engine provider `{self.provider_id}` has an invalid version or implementation fingerprint")
+            raise invalid_plan(
+                f"engine provider `{self.provider_id}` has an invalid version or implementation fingerprint"
+            )
 
     def to_wire(self) -> dict[str, Any]:
         return {

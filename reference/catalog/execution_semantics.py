@@ -1,5 +1,5 @@
-"""``ProviderExecutionSemantics`` (spec 03 §7) (the determinism requirement of §7.4 lives in
-``reference.policy.enums``).
+"""``ProviderExecutionSemantics`` (spec 03 §7) and the ``ExecutionDeterminismRequirement`` a
+runtime policy holds them to (§7.4).
 
 Only the two presets exist (the general constructor is private). The contract
 fingerprint is sha256 over ``tag || 0x00 || major u16le || minor u16le ||
@@ -17,14 +17,16 @@ from reference.canonical import is_canonical_sha256
 from reference.catalog._common import OrderedEnum
 from reference.errors import Serialization
 from reference.versions import ContractVersion
-from reference.wire import WireObject
+from reference.wire import WireEnum, WireObject
 
 __all__ = [
     "PROVIDER_EXECUTION_SEMANTICS_TAG",
+    "ExecutionDeterminismRequirement",
     "PROVIDER_EXECUTION_SEMANTICS_VERSION",
     "ProviderExecutionRepeatability",
     "ProviderExecutionSemantics",
     "ProviderReplayEquivalence",
+    "accepts_execution_semantics",
 ]
 
 PROVIDER_EXECUTION_SEMANTICS_VERSION: Final = ContractVersion(1, 0)
@@ -117,3 +119,40 @@ class ProviderExecutionSemantics:
         if value.contract_fingerprint != claimed:
             raise Serialization(context, f"{obj.at('contract_fingerprint')}: fingerprint does not match the semantics")
         return value
+
+
+_BITWISE_SAME_RUNTIME = "bitwise_same_runtime"
+_BITWISE_EAGER_EQUIVALENT = "bitwise_eager_equivalent"
+
+
+def _semantics_wire(semantics: Any) -> dict[str, Any]:
+    wire = semantics.to_wire() if hasattr(semantics, "to_wire") else semantics
+    if not isinstance(wire, dict):
+        raise TypeError("execution semantics must be a ProviderExecutionSemantics or its wire object")
+    return wire
+
+
+def accepts_execution_semantics(requirement: ExecutionDeterminismRequirement, semantics: Any) -> bool:
+    """Whether ``semantics`` (an object with ``to_wire()`` or its wire dict) meets ``requirement``."""
+    wire = _semantics_wire(semantics)
+    if wire.get("repeatability") != _BITWISE_SAME_RUNTIME:
+        return False
+    if requirement is ExecutionDeterminismRequirement.BITWISE_SAME_RUNTIME:
+        return True
+    return wire.get("replay_equivalence") == _BITWISE_EAGER_EQUIVALENT
+
+
+class ExecutionDeterminismRequirement(WireEnum):
+    """Minimum repeatability every selected provider must prove."""
+
+    BITWISE_SAME_RUNTIME = "bitwise_same_runtime"
+    BITWISE_SAME_RUNTIME_WITH_REPLAY = "bitwise_same_runtime_with_replay"
+
+    def requires_replay_equivalence(self) -> bool:
+        return self is ExecutionDeterminismRequirement.BITWISE_SAME_RUNTIME_WITH_REPLAY
+
+    def accepts(self, semantics: Any) -> bool:
+        """Repeatability must be bitwise_same_runtime; the replay variant also needs
+        replay_equivalence bitwise_eager_equivalent. ``semantics`` is a provider's
+        ProviderExecutionSemantics (anything with ``to_wire()``) or its wire dict."""
+        return accepts_execution_semantics(self, semantics)

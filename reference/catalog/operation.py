@@ -13,19 +13,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from reference.canonical import direct_fingerprint
-from reference.catalog._common import (
-    OrderedEnum,
-    identity_set_from_wire,
-    identity_set_to_wire,
-    invalid,
-    is_power_of_two,
-)
+from reference.catalog._common import OrderedEnum, identity_set_from_wire, identity_set_to_wire
 from reference.catalog.attributes import AttributeSchema
 from reference.catalog.element_type import ElementType
 from reference.catalog.oracle import OracleSpec
 from reference.catalog.resources import ResourceRequirements
 from reference.catalog.tensor_contract import NoAlias, TensorAccess, TensorContract
+from reference.errors import invalid_plan
 from reference.ids import AttributeId, CapabilityId, OperationId
+from reference.ints import is_power_of_two
 from reference.model.semantic_value import SemanticValue
 from reference.versions import ContractVersion
 from reference.wire import WireObject
@@ -97,34 +93,34 @@ class OperationDescriptor:
         """§5.3 in order; the first failure raises ``InvalidExecutionPlan``."""
         oid = self.id.value
         if self.version.major == 0:
-            raise invalid(f"operation `{oid}` has an unstable zero major version")
+            raise invalid_plan(f"operation `{oid}` has an unstable zero major version")
         if not self.outputs:
-            raise invalid(f"operation `{oid}` has no outputs")
+            raise invalid_plan(f"operation `{oid}` has no outputs")
         for index, contract in enumerate(self.inputs):
             contract.validate(f"operation.{oid}.inputs[{index}]")
             if contract.access not in (TensorAccess.READ, TensorAccess.READ_WRITE) or not isinstance(
                 contract.alias, NoAlias
             ):
-                raise invalid(f"operation `{oid}` input {index} has invalid access or alias semantics")
+                raise invalid_plan(f"operation `{oid}` input {index} has invalid access or alias semantics")
         for index, contract in enumerate(self.outputs):
             contract.validate(f"operation.{oid}.outputs[{index}]")
             if contract.access not in (TensorAccess.WRITE, TensorAccess.READ_WRITE):
-                raise invalid(f"operation `{oid}` output {index} is not writable")
+                raise invalid_plan(f"operation `{oid}` output {index} is not writable")
             target = contract.alias.tensor_index
             if target is not None and target >= len(self.inputs):
-                raise invalid(f"operation `{oid}` output {index} aliases no input")
+                raise invalid_plan(f"operation `{oid}` output {index} aliases no input")
         if not is_power_of_two(self.resources.minimum_value_alignment_bytes):
-            raise invalid(f"operation `{oid}` has invalid resource requirements")
+            raise invalid_plan(f"operation `{oid}` has invalid resource requirements")
         tolerance = self.oracle.tolerance
         if tolerance is not None:
             if tolerance.numerator < 0:
-                raise invalid(f"operation `{oid}` has a negative oracle tolerance")
+                raise invalid_plan(f"operation `{oid}` has a negative oracle tolerance")
             if any(ElementType.BOOL in out.element_types for out in self.outputs):
-                raise invalid(f"operation `{oid}` applies numeric oracle tolerance to a possible boolean output")
+                raise invalid_plan(f"operation `{oid}` applies numeric oracle tolerance to a possible boolean output")
         if self.provider.minimum_version.major == 0:
-            raise invalid(f"operation `{oid}` has a zero provider major version")
+            raise invalid_plan(f"operation `{oid}` has a zero provider major version")
         if self.provider.minimum_version.major != self.version.major:
-            raise invalid(f"operation `{oid}` version and provider minimum version have incompatible majors")
+            raise invalid_plan(f"operation `{oid}` version and provider minimum version have incompatible majors")
 
     def fingerprint(self) -> str:
         """``validate()`` then sha256 of the struct-order compact JSON."""

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from reference.canonical import is_canonical_sha256
-from reference.catalog._common import identity_set_from_wire, identity_set_to_wire, invalid
+from reference.catalog._common import identity_set_from_wire, identity_set_to_wire
 from reference.catalog.execution_semantics import ProviderExecutionSemantics
 from reference.catalog.storage import DynamicStorageRequirement, ProviderStorageBindingRequirement, ResolvedValueRole
-from reference.errors import Serialization
+from reference.errors import Serialization, invalid_plan
 from reference.ids import (
     CapabilityId,
     DeviceId,
@@ -87,7 +87,7 @@ class OperationProviderDescriptor:
             or not bindings
             or len(set(slots)) != len(slots)
         ):
-            raise invalid(f"operation provider `{self.provider_id}` has an invalid identity or storage binding")
+            raise invalid_plan(f"operation provider `{self.provider_id}` has an invalid identity or storage binding")
 
     def dynamic_storage_for(self, role: ResolvedValueRole, ordinal: int) -> DynamicStorageRequirement | None:
         """The requirement declared for ``(role, ordinal)``, or None."""

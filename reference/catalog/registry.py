@@ -12,21 +12,20 @@ from __future__ import annotations
 import itertools
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final, Protocol, runtime_checkable
 
-from reference.catalog._common import invalid
 from reference.catalog.catalog import CapabilityCatalog
 from reference.catalog.device import DeviceDescriptor
 from reference.catalog.engine import EngineProviderDescriptor
 from reference.catalog.operation import OperationDescriptor
 from reference.catalog.provider import OperationProviderDescriptor
 from reference.catalog.tensor_contract import TensorContract
+from reference.errors import invalid_plan
 from reference.ids import OperationId, ProviderId
-from reference.wire import U64_MAX
+from reference.ints import U64_MAX
 
 __all__ = [
-    "DeclaredOperationContract",
     "OperationContract",
     "OperationPlanningHandle",
     "OperationResourceEstimator",
@@ -55,23 +54,6 @@ class OperationResourceEstimator(Protocol):
     def estimate_resources(self, request: Any) -> Any: ...
 
 
-@dataclass(eq=False)
-class DeclaredOperationContract:
-    """The seed's ``TestOperationContract``: counts calls, refuses when told to or when slices differ."""
-
-    operation: OperationDescriptor
-    reject_signature: bool = False
-    calls: int = field(default=0)
-
-    def descriptor(self) -> OperationDescriptor:
-        return self.operation
-
-    def validate_signature(self, inputs: Sequence[TensorContract], outputs: Sequence[TensorContract]) -> None:
-        self.calls += 1
-        if self.reject_signature or tuple(inputs) != self.operation.inputs or tuple(outputs) != self.operation.outputs:
-            raise invalid("typed operation signature rejected")
-
-
 @dataclass(frozen=True, slots=True)
 class PlanningAuthority:
     """A process-local registry token (u64 >= 1). Never serialized, never hashed."""
@@ -87,7 +69,7 @@ def _mint_authority() -> PlanningAuthority:
     with _TOKEN_LOCK:
         token = next(_TOKENS)
     if token > U64_MAX:
-        raise invalid("operation planning authority tokens are exhausted")
+        raise invalid_plan("operation planning authority tokens are exhausted")
     return PlanningAuthority(token)
 
 
@@ -98,28 +80,28 @@ class OperationRuntimeRegistry:
 
     def __init__(self, contracts: Sequence[OperationContract], providers: Sequence[OperationResourceEstimator]) -> None:
         if not contracts or not providers:
-            raise invalid("operation runtime registry needs at least one contract and one provider")
+            raise invalid_plan("operation runtime registry needs at least one contract and one provider")
         by_operation: dict[OperationId, OperationContract] = {}
         for contract in contracts:
             descriptor = contract.descriptor()
             descriptor.validate()
             if descriptor.id in by_operation:
-                raise invalid(f"duplicate operation contract `{descriptor.id}`")
+                raise invalid_plan(f"duplicate operation contract `{descriptor.id}`")
             by_operation[descriptor.id] = contract
         by_provider: dict[ProviderId, OperationResourceEstimator] = {}
         for provider in providers:
             descriptor_p = provider.descriptor()
             owner = by_operation.get(descriptor_p.operation_id)
             if owner is None:
-                raise invalid(
+                raise invalid_plan(
                     f"provider `{descriptor_p.provider_id}` has no operation contract `{descriptor_p.operation_id}`"
                 )
             if descriptor_p.operation_fingerprint != owner.descriptor().fingerprint():
-                raise invalid(
+                raise invalid_plan(
                     f"provider `{descriptor_p.provider_id}` does not match its operation contract fingerprint"
                 )
             if descriptor_p.provider_id in by_provider:
-                raise invalid(f"duplicate operation provider `{descriptor_p.provider_id}`")
+                raise invalid_plan(f"duplicate operation provider `{descriptor_p.provider_id}`")
             by_provider[descriptor_p.provider_id] = provider
         self._contracts: Mapping[OperationId, OperationContract] = dict(sorted(by_operation.items()))
         self._providers: Mapping[ProviderId, OperationResourceEstimator] = dict(sorted(by_provider.items()))
@@ -164,15 +146,15 @@ class OperationRuntimeRegistry:
     ) -> OperationResourceEstimator:
         """Bind one plan node's selected provider; every mismatch is ``InvalidExecutionPlan``."""
         if plan_authority != self._authority:
-            raise invalid("plan was not resolved by this operation runtime registry")
+            raise invalid_plan("plan was not resolved by this operation runtime registry")
         provider = self._providers.get(provider_id)
         if provider is None:
-            raise invalid(f"selected provider `{provider_id}` is not registered")
+            raise invalid_plan(f"selected provider `{provider_id}` is not registered")
         registered = provider.descriptor()
         if registered != resolved_descriptor or registered.provider_id != provider_id:
-            raise invalid(f"selected provider `{provider_id}` differs from the resolved catalog descriptor")
+            raise invalid_plan(f"selected provider `{provider_id}` differs from the resolved catalog descriptor")
         if registered.provider_implementation_fingerprint != provider_implementation_fingerprint:
-            raise invalid(f"selected provider `{provider_id}` implementation fingerprint differs from the plan")
+            raise invalid_plan(f"selected provider `{provider_id}` implementation fingerprint differs from the plan")
         return provider
 
     def bind_plan(
@@ -182,7 +164,7 @@ class OperationRuntimeRegistry:
     ) -> list[OperationResourceEstimator]:
         """``bind`` for every node; a plan with no nodes is refused."""
         if not selections:
-            raise invalid("cannot bind a plan with no nodes")
+            raise invalid_plan("cannot bind a plan with no nodes")
         return [self.bind(plan_authority, *selection) for selection in selections]
 
 

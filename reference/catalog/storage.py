@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from functools import total_ordering
 from typing import Any
 
-from reference.catalog._common import OrderedEnum, invalid, is_power_of_two, read_struct_variant, read_unit_or_tagged
-from reference.errors import Serialization
+from reference.catalog._common import OrderedEnum, read_struct_variant, read_unit_or_tagged
+from reference.errors import Serialization, invalid_plan
+from reference.ints import fits_uint, is_power_of_two
 from reference.wire import WireObject, decode_with, read_list, read_uint
 
 __all__ = [
@@ -120,7 +121,7 @@ class DynamicStorageProfile:
         else:
             ok = is_power_of_two(a) and a == v
         if not ok:
-            raise invalid("dynamic storage allocator and view are incompatible")
+            raise invalid_plan("dynamic storage allocator and view are incompatible")
 
     @classmethod
     def linear_contiguous(cls) -> DynamicStorageProfile:
@@ -169,7 +170,7 @@ class DynamicStorageRequirement:
     def __init__(self, profiles: Iterable[DynamicStorageProfile]) -> None:
         canonical = tuple(sorted(set(profiles)))
         if not canonical:
-            raise invalid("dynamic storage requirement must accept at least one profile")
+            raise invalid_plan("dynamic storage requirement must accept at least one profile")
         object.__setattr__(self, "accepted_profiles", canonical)
 
     @classmethod
@@ -212,7 +213,7 @@ class ProviderStorageBindingRequirement:
     storage: DynamicStorageRequirement
 
     def __post_init__(self) -> None:
-        if type(self.ordinal) is not int or not 0 <= self.ordinal <= 0xFFFFFFFF:
+        if not fits_uint(self.ordinal, 32):
             raise TypeError(f"ordinal must be a u32, got {self.ordinal!r}")
 
     @property

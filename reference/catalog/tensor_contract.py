@@ -12,9 +12,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from reference.catalog._common import OrderedEnum, invalid, is_blank, read_struct_variant, read_unit_or_tagged
+from reference.catalog._common import OrderedEnum, is_blank, read_struct_variant, read_unit_or_tagged
 from reference.catalog.element_type import ElementType, element_types_from_wire, element_types_to_wire
-from reference.errors import Serialization
+from reference.errors import Serialization, invalid_plan
 from reference.wire import WireObject, decode_with, read_list, read_str, read_uint
 
 __all__ = [
@@ -359,30 +359,30 @@ class TensorContract:
     def validate(self, field: str) -> None:
         """§3.2 checks in order; the first failure raises ``InvalidExecutionPlan``."""
         if not self.element_types:
-            raise invalid(f"{field} must declare at least one element type")
+            raise invalid_plan(f"{field} must declare at least one element type")
         if not self.layouts:
-            raise invalid(f"{field} must declare at least one layout")
+            raise invalid_plan(f"{field} must declare at least one layout")
         for index, dim in enumerate(self.dimensions):
             if (isinstance(dim, ExactDimension) and dim.value == 0) or (
                 isinstance(dim, RangeDimension) and dim.minimum == 0
             ):
-                raise invalid(f"{field}.dimensions[{index}] admits a zero extent")
+                raise invalid_plan(f"{field}.dimensions[{index}] admits a zero extent")
             if isinstance(dim, RangeDimension) and dim.minimum > dim.maximum:
-                raise invalid(f"{field}.dimensions[{index}] has an inverted range")
+                raise invalid_plan(f"{field}.dimensions[{index}] has an inverted range")
             if isinstance(dim, SymbolDimension) and is_blank(dim.name):
-                raise invalid(f"{field}.dimensions[{index}] has a blank symbol")
+                raise invalid_plan(f"{field}.dimensions[{index}] has a blank symbol")
         rank = self.rank
         for layout in self.layouts:
             if isinstance(layout, StridedLayout):
                 if len(layout.strides) != rank or any(_bad_stride(s) for s in layout.strides):
-                    raise invalid(f"{field} has an invalid strided layout")
+                    raise invalid_plan(f"{field} has an invalid strided layout")
             elif isinstance(layout, BlockedLayout) and (
                 len(layout.block) != rank
                 or any(extent == 0 for extent in layout.block)
                 or len(layout.axis_order) != rank
                 or set(layout.axis_order) != set(range(rank))
             ):
-                raise invalid(f"{field} has an invalid blocked layout")
+                raise invalid_plan(f"{field} has an invalid blocked layout")
 
     def to_wire(self) -> dict[str, Any]:
         return {

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from reference.canonical import fingerprint, is_canonical_sha256
-from reference.catalog._common import OrderedEnum, identity_set_from_wire, identity_set_to_wire, invalid
+from reference.catalog._common import OrderedEnum, identity_set_from_wire, identity_set_to_wire
 from reference.catalog.device import DeviceDescriptor
+from reference.errors import invalid_plan
 from reference.ids import CapabilityId, WeightMaterializerId
 from reference.versions import ContractVersion
 from reference.wire import WireObject
@@ -92,13 +93,17 @@ class WeightMaterializerDescriptor:
     def validate_structure(self) -> None:
         """Major != 0 and a canonical implementation fingerprint."""
         if self.version.major == 0 or not is_canonical_sha256(self.implementation_fingerprint):
-            raise invalid(f"weight materializer descriptor `{self.id}` has invalid version or implementation identity")
+            raise invalid_plan(
+                f"weight materializer descriptor `{self.id}` has invalid version or implementation identity"
+            )
 
     def validate_for_device(self, device: DeviceDescriptor) -> None:
         """Structure, then ``required_capabilities`` within the device's."""
         self.validate_structure()
         if not self.required_capabilities <= device.capabilities:
-            raise invalid(f"weight materializer `{self.id}` requires capabilities absent from device `{device.id}`")
+            raise invalid_plan(
+                f"weight materializer `{self.id}` requires capabilities absent from device `{device.id}`"
+            )
 
     def fingerprint(self) -> str:
         """Canonical (sorted-key) JSON fingerprint."""
@@ -142,12 +147,12 @@ def validate_weight_materializer_descriptors(
 ) -> None:
     """§11.6: size 1..=64, then per key (ascending) key==id and device fit, then the exact identity entry."""
     if not descriptors or len(descriptors) > MAX_WEIGHT_MATERIALIZERS:
-        raise invalid(f"catalog must contain between 1 and {MAX_WEIGHT_MATERIALIZERS} weight materializers")
+        raise invalid_plan(f"catalog must contain between 1 and {MAX_WEIGHT_MATERIALIZERS} weight materializers")
     for key in sorted(descriptors):
         descriptor = descriptors[key]
         if key != descriptor.id:
-            raise invalid(f"weight materializer key `{key}` does not match descriptor id `{descriptor.id}`")
+            raise invalid_plan(f"weight materializer key `{key}` does not match descriptor id `{descriptor.id}`")
         descriptor.validate_for_device(device)
     identity = descriptors.get(WeightMaterializerId(IDENTITY_WEIGHT_MATERIALIZER_ID))
     if identity != WeightMaterializerDescriptor.identity():
-        raise invalid("catalog must contain the canonical identity weight materializer")
+        raise invalid_plan("catalog must contain the canonical identity weight materializer")

@@ -3,19 +3,21 @@ numerical profiles, programs and semantic metadata. One module per concept:
 
 * ``element`` ElementType; ``tensor`` ProgramTensorSpec / ResolvedTensorLayout;
   ``semantic_value`` CanonicalRational / SemanticValue; ``state`` StateSpec and parts.
-* ``weight_encoding`` components and encodings; ``weight_layout`` the physical layout
-  tree and its budget pass; ``layout_validation`` the layout validator;
+* ``weight_encoding`` components and encodings; ``weight_storage`` a bound component's
+  storage geometry; ``weight_layout`` the physical layout tree; ``layout_traversal`` its
+  traversal and budget pass; ``layout_validation`` the layout validator;
   ``weight_schema`` WeightTensorSpec / WeightSchema.
 * ``program`` ModelProgram; ``numerical`` profiles; ``metadata`` semantic metadata.
 * ``config`` config identity; ``provider`` the provider ABC; ``registration``
   TypedFamilyRegistration / ModelFamilyDefinition; ``registry`` resolution;
-  ``prepared`` PreparedModelFamily; ``declarative`` DeclarativeFamily documents.
+  ``prepared`` PreparedModelFamily; ``revalidate`` an untrusted prepared family against a
+  registry. Family documents (``DeclarativeFamily``) live in ``reference.documents.family``.
 """
 
 from __future__ import annotations
 
-from reference.model.declarative import DeclarativeFamily, FamilyDocument
 from reference.model.element import ElementType
+from reference.model.layout_traversal import MAX_PHYSICAL_WEIGHT_LAYOUT_DEPTH, MAX_PHYSICAL_WEIGHT_LAYOUT_NODES
 from reference.model.metadata import (
     ModelSemanticMetadata,
     SpecialTokenCollision,
@@ -72,11 +74,7 @@ from reference.model.weight_encoding import (
     WeightComponentSpec,
     WeightEncoding,
 )
-from reference.model.weight_layout import (
-    MAX_PHYSICAL_WEIGHT_LAYOUT_DEPTH,
-    MAX_PHYSICAL_WEIGHT_LAYOUT_NODES,
-    PhysicalWeightLayout,
-)
+from reference.model.weight_layout import PhysicalWeightLayout
 from reference.model.weight_schema import WeightSchema, WeightTensorSpec, physical_component_ids
 
 __all__ = [
@@ -85,9 +83,7 @@ __all__ = [
     "MAX_PREPARED_MODEL_FAMILY_WIRE_BYTES",
     "PREPARED_MODEL_FAMILY_WIRE_VERSION",
     "CanonicalRational",
-    "DeclarativeFamily",
     "ElementType",
-    "FamilyDocument",
     "FamilyNumericalProfiles",
     "ModelFamilyDefinition",
     "ModelFamilyProvider",

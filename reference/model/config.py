@@ -12,6 +12,7 @@ from typing import Any, Final
 
 from reference.canonical import JsonValue, canonical_bytes, canonical_json, sha256_hex
 from reference.errors import InvalidModelConfig
+from reference.ints import fits_i64, fits_uint
 
 __all__ = [
     "CONFIG_TYPES",
@@ -85,9 +86,9 @@ def _consumed(family_id: str, path: str, raw: Any, typed: Any) -> None:
 
 def _kind_accepts(kind: str, value: Any) -> bool:
     if kind == "u64":
-        return type(value) is int and 0 <= value <= 2**64 - 1
+        return fits_uint(value, 64)
     if kind == "i64":
-        return type(value) is int and -(2**63) <= value <= 2**63 - 1
+        return fits_i64(value)
     if kind == "string":
         return type(value) is str
     if kind == "bool":

@@ -13,8 +13,9 @@ import numpy as np
 
 from reference.errors import InvalidModelConfig
 from reference.ids import WeightId
-from reference.model.arith import ceil_div, checked_add, checked_mul, checked_product, round_up
+from reference.ints import ceil_div, checked_add, checked_mul, checked_product, checked_round_up
 from reference.model.element import FLOAT_TYPES, INDEX_TYPES, NARROW_INDEX_TYPES, ElementType
+from reference.model.layout_traversal import MAX_PHYSICAL_WEIGHT_LAYOUT_DEPTH, MAX_PHYSICAL_WEIGHT_LAYOUT_NODES
 from reference.model.weight_encoding import (
     BlockQuantized,
     Quantized,
@@ -23,22 +24,22 @@ from reference.model.weight_encoding import (
     dense_element_type,
 )
 from reference.model.weight_layout import (
-    MAX_PHYSICAL_WEIGHT_LAYOUT_DEPTH,
-    MAX_PHYSICAL_WEIGHT_LAYOUT_NODES,
     AxisReshapePermutationLayout,
     AxisWeightComponent,
     BlockQuantizedLayout,
     CompositeLayout,
-    ContiguousStorage,
     DenseLayout,
     IndexedLayout,
-    PhysicalStorageLayout,
     PhysicalWeightComponentBinding,
     PhysicalWeightLayout,
-    PhysicalWeightPadding,
     QuantizedBlockGridLayout,
     QuantizedLayout,
     StoredLayout,
+)
+from reference.model.weight_storage import (
+    ContiguousStorage,
+    PhysicalStorageLayout,
+    PhysicalWeightPadding,
     StridedStorage,
     TiledStorage,
 )
@@ -112,7 +113,7 @@ class LayoutValidator:
         return padded
 
     def grouped(self, shape: Shape, padding: PhysicalWeightPadding, axis: int, group: int) -> Shape:
-        rounded = round_up(shape[axis], group)
+        rounded = checked_round_up(shape[axis], group)
         if rounded is None:
             self.fail("group padding is not computable")
         padded = padding.padded_dimensions
@@ -161,7 +162,7 @@ class LayoutValidator:
         padded = self.resolve_padding(shape, storage.padding)
         minimal: list[int] = []
         for extent, size in zip(shape, tile, strict=True):
-            rounded = round_up(extent, size)
+            rounded = checked_round_up(extent, size)
             if rounded is None:
                 self.fail("tile padding is not computable")
             minimal.append(rounded)

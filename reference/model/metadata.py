@@ -9,9 +9,8 @@ from typing import Any, Final
 from reference.canonical import JsonValue, is_canonical_sha256
 from reference.errors import InvalidExecutionPlan, InvalidModelConfig
 from reference.ids import TokenizerId
-from reference.model.widths import check_u32, check_u64
-from reference.model.wirekit import Fields, reraise
-from reference.wire import read_enum, read_list, read_uint
+from reference.ints import check_uint
+from reference.wire import WireObject, decode_with, read_enum, read_list, read_uint
 
 __all__ = [
     "METADATA_FIELD",
@@ -55,10 +54,10 @@ class TemplateMetadata:
 
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> TemplateMetadata:
-        f = Fields(
+        f = WireObject(
             raw,
             ("template", "source_file", "sha256"),
-            deny=False,
+            lenient=True,
             type_name="TemplateMetadata",
             context=context,
             path=path,
@@ -89,11 +88,11 @@ class SpecialTokenCollision:
 
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> SpecialTokenCollision:
-        f = Fields(raw, ("first", "second"), deny=True, type_name="SpecialTokenCollision", context=context, path=path)
+        f = WireObject(raw, ("first", "second"), type_name="SpecialTokenCollision", context=context, path=path)
         roles = [r.value for r in SpecialTokenRole]
-        first = SpecialTokenRole(read_enum(f.raw["first"], roles, context=context, path=f.at("first")))
-        second = SpecialTokenRole(read_enum(f.raw["second"], roles, context=context, path=f.at("second")))
-        return reraise(context, path, lambda: cls(first, second))
+        first = SpecialTokenRole(read_enum(f.raw("first"), roles, context=context, path=f.at("first")))
+        second = SpecialTokenRole(read_enum(f.raw("second"), roles, context=context, path=f.at("second")))
+        return decode_with(lambda: cls(first, second), context=context, path=path, argument_errors=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +118,7 @@ class SpecialTokenCollisionPolicy:
 
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> SpecialTokenCollisionPolicy:
-        f = Fields(raw, ("allowed",), deny=True, type_name="SpecialTokenCollisionPolicy", context=context, path=path)
+        f = WireObject(raw, ("allowed",), type_name="SpecialTokenCollisionPolicy", context=context, path=path)
         return cls(f.items("allowed", SpecialTokenCollision.from_wire))
 
 
@@ -132,10 +131,10 @@ class SpecialTokenMetadata:
 
     def __post_init__(self) -> None:
         if self.bos_token_id is not None:
-            check_u32(self.bos_token_id, "bos_token_id")
+            check_uint(self.bos_token_id, 32, "bos_token_id")
         if self.pad_token_id is not None:
-            check_u32(self.pad_token_id, "pad_token_id")
-        object.__setattr__(self, "eos_token_ids", tuple(sorted({check_u32(t, "eos") for t in self.eos_token_ids})))
+            check_uint(self.pad_token_id, 32, "pad_token_id")
+        object.__setattr__(self, "eos_token_ids", tuple(sorted({check_uint(t, 32, "eos") for t in self.eos_token_ids})))
 
     def to_wire(self) -> JsonValue:
         return {
@@ -147,16 +146,16 @@ class SpecialTokenMetadata:
 
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> SpecialTokenMetadata:
-        f = Fields(
+        f = WireObject(
             raw,
             ("eos_token_ids", "collision_policy"),
             ("bos_token_id", "pad_token_id"),
-            deny=False,
+            lenient=True,
             type_name="SpecialTokenMetadata",
             context=context,
             path=path,
         )
-        eos = read_list(f.raw["eos_token_ids"], context=context, path=f.at("eos_token_ids"))
+        eos = read_list(f.raw("eos_token_ids"), context=context, path=f.at("eos_token_ids"))
 
         def u32(raw_value: Any, c: str, p: str) -> int:
             return read_uint(raw_value, bits=32, context=c, path=p)
@@ -181,10 +180,10 @@ class ModelSemanticMetadata:
     def from_wire(
         cls, raw: Any, context: str = "decode model semantic metadata", path: str = "$"
     ) -> ModelSemanticMetadata:
-        f = Fields(
+        f = WireObject(
             raw,
             ("template", "special_tokens"),
-            deny=False,
+            lenient=True,
             type_name="ModelSemanticMetadata",
             context=context,
             path=path,
@@ -204,7 +203,7 @@ class TokenizerDescriptor:
     vocabulary_size: int
 
     def __post_init__(self) -> None:
-        check_u64(self.vocabulary_size, "vocabulary_size")
+        check_uint(self.vocabulary_size, 64, "vocabulary_size")
 
     def to_wire(self) -> JsonValue:
         return {
@@ -216,10 +215,10 @@ class TokenizerDescriptor:
 
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> TokenizerDescriptor:
-        f = Fields(
+        f = WireObject(
             raw,
             ("tokenizer_id", "source_file", "sha256", "vocabulary_size"),
-            deny=False,
+            lenient=True,
             type_name="TokenizerDescriptor",
             context=context,
             path=path,

@@ -19,8 +19,8 @@ from reference.ids import ModelFamilyId, NumericalProfileId, OperationId, Progra
 from reference.model.element import FLOAT_TYPES, ElementType
 from reference.model.program import ModelProgram
 from reference.model.state import StateSpec
-from reference.model.wirekit import Fields, read_identity
 from reference.versions import ContractVersion
+from reference.wire import WireObject, read_identity
 
 __all__ = [
     "FIELD",
@@ -56,11 +56,10 @@ class NumericalOperationContract:
 
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> NumericalOperationContract:
-        f = Fields(
+        f = WireObject(
             raw,
             ("operation_id", "version"),
             ("multiplication_type", "accumulation_type"),
-            deny=True,
             type_name="NumericalOperationContract",
             context=context,
             path=path,
@@ -191,15 +190,14 @@ class NumericalExecutionProfile:
         validate_states: bool = True,
     ) -> NumericalExecutionProfile:
         """Strict decode (deny_unknown_fields), no profile validation."""
-        f = Fields(
+        f = WireObject(
             raw,
             ("id", "version", "family_id", "primary_activation", "boundaries", "states", "operations"),
-            deny=True,
             type_name="NumericalExecutionProfile",
             context=context,
             path=path,
         )
-        raw_boundaries = f.raw["boundaries"]
+        raw_boundaries = f.raw("boundaries")
         if not isinstance(raw_boundaries, dict):
             raise Serialization(context, f"{f.at('boundaries')}: expected an object")
         boundaries = {

@@ -14,14 +14,13 @@ from typing import Any, Final
 from reference.canonical import JsonValue, canonical_json, direct_bytes, direct_fingerprint, loads_strict
 from reference.errors import InvalidModelConfig, Serialization
 from reference.ids import ExternalModelMetadataId, ModelFamilyId
+from reference.ints import I64_MIN, U64_MAX
 from reference.model.config import config_fingerprint, json_equal
 from reference.model.metadata import ModelSemanticMetadata, validate_metadata
 from reference.model.numerical import NumericalExecutionProfile
 from reference.model.program import ModelProgram
-from reference.model.registry import ModelFamilyRegistry, resolve, resolve_external
 from reference.model.weight_schema import WeightSchema
-from reference.model.wirekit import Fields
-from reference.wire import read_uint
+from reference.wire import WireObject, read_uint
 
 __all__ = [
     "MAX_PREPARED_MODEL_FAMILY_WIRE_BYTES",
@@ -153,11 +152,6 @@ class PreparedModelFamily(_PreparedFields):
     def decode_untrusted(data: bytes | str) -> UnvalidatedPreparedModelFamily:
         return UnvalidatedPreparedModelFamily.decode_untrusted(data)
 
-    @staticmethod
-    def from_json_validated(data: bytes | str, registry: ModelFamilyRegistry) -> PreparedModelFamily:
-        """``decode_untrusted`` then ``revalidate``; returns the rebuilt family."""
-        return UnvalidatedPreparedModelFamily.decode_untrusted(data).revalidate(registry)
-
 
 def _parse_last_wins(data: bytes) -> JsonValue:
     """Generic JSON value parse where a duplicate object key keeps the last value (serde_json ``Value``)."""
@@ -173,7 +167,7 @@ def _parse_last_wins(data: bytes) -> JsonValue:
 
     def parse_int(text: str) -> int:
         value = int(text)
-        if text == "-0" or not -(2**63) <= value <= 2**64 - 1:
+        if text == "-0" or not I64_MIN <= value <= U64_MAX:
             raise ValueError(f"integer {text} is outside the JSON number range")
         return value
 
@@ -199,7 +193,7 @@ class UnvalidatedPreparedModelFamily(_PreparedFields):
                 f"wire is {len(raw_bytes)} bytes; maximum is {MAX_PREPARED_MODEL_FAMILY_WIRE_BYTES}",
             )
         raw = _parse_last_wins(raw_bytes)
-        f = Fields(raw, _FIELDS, deny=True, type_name="PreparedModelFamily", context=DECODE_CONTEXT, path="$")
+        f = WireObject(raw, _FIELDS, type_name="PreparedModelFamily", context=DECODE_CONTEXT, path="$")
         decoded = cls(
             read_uint(raw["wire_version"], bits=32, context=DECODE_CONTEXT, path="$.wire_version"),
             f.identity("family_id", ModelFamilyId),
@@ -218,23 +212,3 @@ class UnvalidatedPreparedModelFamily(_PreparedFields):
                 DECODE_CONTEXT, f"unsupported prepared model family wire version {decoded.wire_version}"
             )
         return decoded
-
-    def revalidate(self, registry: ModelFamilyRegistry) -> PreparedModelFamily:
-        """Rebuild through the registry and require equality on all nine fields; return the rebuilt family."""
-        fid = self.family_id.value
-        registration = resolve(registry, self.family_id)
-        if registration.family_id() != self.family_id:
-            raise InvalidModelConfig(
-                family_id=fid, field="registration.family_id", reason="registration answers for another family"
-            )
-        external = resolve_external(registry, self.external_metadata_id)
-        if external is not registration:
-            raise InvalidModelConfig(
-                family_id=fid, field="external_metadata_id", reason="external id resolves to another registration"
-            )
-        rebuilt = registration.prepare_with_profile(self.canonical_config, self.numerical_profile.id)
-        if not json_equal(rebuilt.to_wire(), self.to_wire()):
-            raise InvalidModelConfig(
-                family_id=fid, field="prepared_package", reason="wire differs from the family rebuilt by the registry"
-            )
-        return rebuilt

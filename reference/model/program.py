@@ -17,13 +17,12 @@ from typing import Any, Final
 from reference.canonical import JsonValue, direct_fingerprint
 from reference.errors import InvalidExecutionPlan, InvalidModelConfig, Serialization
 from reference.ids import AttributeId, ModelFamilyId, NodeId, OperationId, ProgramValueId, StateId, WeightId
+from reference.ints import check_uint
 from reference.model.semantic_value import SemanticValue
 from reference.model.state import STATE_CHECKPOINT_CONTRACT_VERSION, StateSpec
 from reference.model.tensor import ProgramTensorSpec
-from reference.model.widths import check_u32
-from reference.model.wirekit import Fields, read_identity, read_tagged_enum, reraise
 from reference.versions import ContractVersion
-from reference.wire import read_list
+from reference.wire import WireObject, decode_with, read_identity, read_list, read_tagged_enum
 
 __all__ = [
     "ModelProgram",
@@ -55,10 +54,10 @@ class WeightReference:
 
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> WeightReference:
-        f = Fields(
+        f = WireObject(
             raw,
             ("weight_id", "value_id", "tensor"),
-            deny=False,
+            lenient=True,
             type_name="WeightReference",
             context=context,
             path=path,
@@ -78,7 +77,7 @@ class ProgramNodeWorkSpec:
     axis: int = 0
 
     def __post_init__(self) -> None:
-        check_u32(self.axis, "axis")
+        check_uint(self.axis, 32, "axis")
 
     @classmethod
     def fixed(cls) -> ProgramNodeWorkSpec:
@@ -98,8 +97,8 @@ class ProgramNodeWorkSpec:
         tag, content = read_tagged_enum(raw, (_FIXED,), ("tokens",), context=context, path=path)
         if tag == _FIXED:
             return cls()
-        f = Fields(
-            content, ("value_id", "axis"), deny=False, type_name="tokens", context=context, path=f"{path}.tokens"
+        f = WireObject(
+            content, ("value_id", "axis"), lenient=True, type_name="tokens", context=context, path=f"{path}.tokens"
         )
         return cls(f.identity("value_id", ProgramValueId), f.u32("axis"))
 
@@ -146,15 +145,15 @@ class ProgramNode:
 
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> ProgramNode:
-        f = Fields(
+        f = WireObject(
             raw,
             ("id", "operation_id", "required_version", "work", "inputs", "outputs", "attributes"),
-            deny=False,
+            lenient=True,
             type_name="ProgramNode",
             context=context,
             path=path,
         )
-        attributes_raw = f.raw["attributes"]
+        attributes_raw = f.raw("attributes")
         if not isinstance(attributes_raw, dict):
             raise Serialization(context, f"{f.at('attributes')}: expected an object")
         attributes = {
@@ -168,8 +167,8 @@ class ProgramNode:
             f.identity("operation_id", OperationId),
             f.version("required_version"),
             f.nested("work", ProgramNodeWorkSpec.from_wire),
-            _values(f.raw["inputs"], context, f.at("inputs")),
-            _values(f.raw["outputs"], context, f.at("outputs")),
+            _values(f.raw("inputs"), context, f.at("inputs")),
+            _values(f.raw("outputs"), context, f.at("outputs")),
             attributes,
         )
 
@@ -196,7 +195,7 @@ class ProgramBlock:
 
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> ProgramBlock:
-        f = Fields(raw, ("id", "nodes"), deny=False, type_name="ProgramBlock", context=context, path=path)
+        f = WireObject(raw, ("id", "nodes"), lenient=True, type_name="ProgramBlock", context=context, path=path)
         return cls(f.string("id"), f.items("nodes", ProgramNode.from_wire))
 
 
@@ -239,24 +238,25 @@ class ProgramCheckpointInputs:
 
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> ProgramCheckpointInputs:
-        f = Fields(
+        f = WireObject(
             raw,
             ("contract_version", "token_input", "conditioning_inputs"),
             ("output_only_inputs",),
-            deny=True,
             type_name="ProgramCheckpointInputs",
             context=context,
             path=path,
         )
         version = f.version("contract_version")
         token = f.identity("token_input", ProgramValueId)
-        conditioning = _values(f.raw["conditioning_inputs"], context, f.at("conditioning_inputs"))
+        conditioning = _values(f.raw("conditioning_inputs"), context, f.at("conditioning_inputs"))
         output_only = (
-            _values(f.raw["output_only_inputs"], context, f.at("output_only_inputs"))
-            if "output_only_inputs" in f.raw
+            _values(f.raw("output_only_inputs"), context, f.at("output_only_inputs"))
+            if "output_only_inputs" in f
             else ()
         )
-        return reraise(context, path, lambda: cls(token, conditioning, output_only, version))
+        return decode_with(
+            lambda: cls(token, conditioning, output_only, version), context=context, path=path, argument_errors=False
+        )
 
 
 def _program_error(family_id: str, field_name: str, reason: str) -> InvalidModelConfig:
@@ -421,7 +421,7 @@ class ModelProgram:
     def from_wire(cls, raw: Any, context: str = "decode model program", path: str = "$") -> ModelProgram:
         """Strict decode that runs the constructor; any contract error becomes ``Serialization``."""
         parts = UnvalidatedProgram.from_wire(raw, context, path)
-        return reraise(context, path, parts.build)
+        return decode_with(parts.build, context=context, path=path, argument_errors=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -459,11 +459,10 @@ class UnvalidatedProgram:
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$", *, validate_states: bool = True) -> UnvalidatedProgram:
         """Structural decode (deny_unknown_fields); states are decode-validated unless ``validate_states`` is false."""
-        f = Fields(
+        f = WireObject(
             raw,
             ("family_id", "inputs", "blocks", "states", "weights", "outputs"),
             ("checkpoint_inputs",),
-            deny=True,
             type_name="ModelProgram",
             context=context,
             path=path,
@@ -472,10 +471,10 @@ class UnvalidatedProgram:
         state_decoder = StateSpec.from_wire if validate_states else StateSpec.decode_parts
         return cls(
             f.identity("family_id", ModelFamilyId),
-            _values(f.raw["inputs"], context, f.at("inputs")),
+            _values(f.raw("inputs"), context, f.at("inputs")),
             f.items("blocks", ProgramBlock.from_wire),
             f.items("states", state_decoder),
             f.items("weights", WeightReference.from_wire),
-            _values(f.raw["outputs"], context, f.at("outputs")),
+            _values(f.raw("outputs"), context, f.at("outputs")),
             checkpoint,
         )

@@ -7,15 +7,13 @@ falls back: 0 matches is Unknown*, >= 2 is Ambiguous* (with ``matches``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from reference.canonical import JsonValue
 from reference.errors import AmbiguousModelFamilyRegistration, UnknownExternalModelMetadata, UnknownModelFamily
 from reference.ids import ExternalModelMetadataId, ModelFamilyId, NumericalProfileId
-
-if TYPE_CHECKING:
-    from reference.model.prepared import PreparedModelFamily
-    from reference.model.registration import ModelFamilyDefinition
+from reference.model.prepared import PreparedModelFamily
+from reference.model.registration import ModelFamilyDefinition
 
 __all__ = ["ModelFamilyRegistration", "ModelFamilyRegistry", "StaticFamilyRegistry", "resolve", "resolve_external"]
 

@@ -9,14 +9,20 @@ from typing import Any, Final
 
 from reference.canonical import JsonValue
 from reference.errors import InvalidExecutionPlan
-from reference.model.widths import check_bool, check_i64, check_u64
-from reference.model.wirekit import Fields, read_tagged_enum, reraise
-from reference.wire import read_bool, read_i64, read_list, read_str, read_uint
+from reference.ints import U64_MAX, check_bool, check_i64, check_uint, fits_i64
+from reference.wire import (
+    WireObject,
+    decode_with,
+    read_bool,
+    read_i64,
+    read_list,
+    read_str,
+    read_tagged_enum,
+    read_uint,
+)
 
 __all__ = ["SEMANTIC_VALUE_KINDS", "CanonicalRational", "SemanticValue"]
 
-_I64_MAX: Final = 2**63 - 1
-_I64_MIN: Final = -(2**63)
 _DECIMAL: Final = re.compile(r"([+-]?)(\d+)(?:\.(\d*))?(?:[eE]([+-]?\d+))?|([+-]?)\.(\d+)(?:[eE]([+-]?\d+))?")
 
 
@@ -32,7 +38,7 @@ class CanonicalRational:
 
     def __post_init__(self) -> None:
         check_i64(self.numerator, "numerator")
-        check_u64(self.denominator, "denominator")
+        check_uint(self.denominator, 64, "denominator")
         if self.denominator == 0:
             raise InvalidExecutionPlan(reason="rational denominator must be non-zero")
         divisor = max(gcd(abs(self.numerator), self.denominator), 1)
@@ -45,11 +51,9 @@ class CanonicalRational:
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> CanonicalRational:
         """Strict decode (deny_unknown_fields); non-reduced input is normalized."""
-        f = Fields(
-            raw, ("numerator", "denominator"), deny=True, type_name="CanonicalRational", context=context, path=path
-        )
+        f = WireObject(raw, ("numerator", "denominator"), type_name="CanonicalRational", context=context, path=path)
         numerator, denominator = f.i64("numerator"), f.u64("denominator")
-        return reraise(context, path, lambda: cls(numerator, denominator))
+        return decode_with(lambda: cls(numerator, denominator), context=context, path=path, argument_errors=False)
 
     @classmethod
     def parse(cls, text: str) -> CanonicalRational:
@@ -73,7 +77,7 @@ class CanonicalRational:
         divisor = max(gcd(abs(numerator), denominator), 1)
         numerator //= divisor
         denominator //= divisor
-        if not (_I64_MIN <= numerator <= _I64_MAX) or denominator > 2**64 - 1:
+        if not fits_i64(numerator) or denominator > U64_MAX:
             raise InvalidExecutionPlan(reason=f"`{text}` is outside the rational range")
         return cls(numerator, denominator)
 
@@ -99,7 +103,7 @@ class SemanticValue:
         elif kind == "integer":
             check_i64(value, "integer")
         elif kind == "unsigned":
-            check_u64(value, "unsigned")
+            check_uint(value, 64, "unsigned")
         elif kind == "rational":
             if not isinstance(value, CanonicalRational):
                 raise ValueError("rational payload must be a CanonicalRational")

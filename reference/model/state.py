@@ -15,12 +15,10 @@ from typing import Any, Final
 from reference.canonical import JsonValue
 from reference.errors import InvalidExecutionPlan, Serialization
 from reference.ids import ProgramValueId, StateId
-from reference.model.arith import checked_mul
+from reference.ints import check_uint, checked_mul
 from reference.model.tensor import ProgramTensorSpec
-from reference.model.widths import check_u64
-from reference.model.wirekit import Fields, read_tagged_enum, reraise
 from reference.versions import ContractVersion
-from reference.wire import read_enum
+from reference.wire import WireObject, decode_with, read_enum, read_tagged_enum
 
 __all__ = [
     "STATE_CHECKPOINT_CONTRACT_VERSION",
@@ -68,8 +66,8 @@ class StateCapacityDemand:
         if (self.bytes_per_token is None) != (self.maximum_tokens is None):
             raise ValueError("token_scaled needs both bytes_per_token and maximum_tokens")
         if self.bytes_per_token is not None:
-            check_u64(self.bytes_per_token, "bytes_per_token")
-            check_u64(self.maximum_tokens, "maximum_tokens")
+            check_uint(self.bytes_per_token, 64, "bytes_per_token")
+            check_uint(self.maximum_tokens, 64, "maximum_tokens")
 
     @classmethod
     def fixed_per_scope(cls) -> StateCapacityDemand:
@@ -118,16 +116,15 @@ class StateCapacityDemand:
         tag, content = read_tagged_enum(raw, ("fixed_per_scope",), ("token_scaled",), context=context, path=path)
         if tag == "fixed_per_scope":
             return cls()
-        f = Fields(
+        f = WireObject(
             content,
             ("bytes_per_token", "maximum_tokens"),
-            deny=True,
             type_name="token_scaled",
             context=context,
             path=f"{path}.token_scaled",
         )
         demand = cls(f.u64("bytes_per_token"), f.u64("maximum_tokens"))
-        reraise(context, path, lambda: demand.validate(1))
+        decode_with(lambda: demand.validate(1), context=context, path=path, argument_errors=False)
         return demand
 
 
@@ -173,10 +170,9 @@ class StateCheckpointCapability:
         if tag == "unsupported":
             return cls()
         inner = f"{path}.completed_boundary"
-        f = Fields(
+        f = WireObject(
             content,
             ("contract_version", "contents", "input_dependency"),
-            deny=True,
             type_name="StateCheckpointContract",
             context=context,
             path=inner,
@@ -185,11 +181,11 @@ class StateCheckpointCapability:
         if version != STATE_CHECKPOINT_CONTRACT_VERSION:
             raise Serialization(context, f"{inner}.contract_version: state checkpoint contract must be 1.0")
         contents = CheckpointContents(
-            read_enum(f.raw["contents"], [c.value for c in CheckpointContents], context=context, path=f.at("contents"))
+            read_enum(f.raw("contents"), [c.value for c in CheckpointContents], context=context, path=f.at("contents"))
         )
         dependency = CheckpointInputDependency(
             read_enum(
-                f.raw["input_dependency"],
+                f.raw("input_dependency"),
                 [d.value for d in CheckpointInputDependency],
                 context=context,
                 path=f.at("input_dependency"),
@@ -226,21 +222,20 @@ class StateSpec:
     @classmethod
     def decode_parts(cls, raw: Any, context: str, path: str = "$") -> StateSpec:
         """Structural decode (deny_unknown_fields) without the semantic checks."""
-        f = Fields(
+        f = WireObject(
             raw,
             ("id", "value_id", "tensor", "lifetime", "capacity_demand", "initialization"),
             ("checkpoint",),
-            deny=True,
             type_name="StateSpec",
             context=context,
             path=path,
         )
         lifetime = StateLifetime(
-            read_enum(f.raw["lifetime"], [x.value for x in StateLifetime], context=context, path=f.at("lifetime"))
+            read_enum(f.raw("lifetime"), [x.value for x in StateLifetime], context=context, path=f.at("lifetime"))
         )
         initialization = StateInitialization(
             read_enum(
-                f.raw["initialization"],
+                f.raw("initialization"),
                 [x.value for x in StateInitialization],
                 context=context,
                 path=f.at("initialization"),
@@ -248,7 +243,7 @@ class StateSpec:
         )
         checkpoint = (
             f.nested("checkpoint", StateCheckpointCapability.from_wire)
-            if "checkpoint" in f.raw
+            if "checkpoint" in f
             else StateCheckpointCapability()
         )
         return cls(
@@ -271,5 +266,5 @@ class StateSpec:
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> StateSpec:
         """Strict, validating decode; contract failures become ``Serialization``."""
         spec = cls.decode_parts(raw, context, path)
-        reraise(context, path, spec.validate_spec)
+        decode_with(spec.validate_spec, context=context, path=path, argument_errors=False)
         return spec

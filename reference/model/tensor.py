@@ -12,10 +12,9 @@ from typing import Any
 
 from reference.canonical import JsonValue
 from reference.errors import InvalidExecutionPlan
-from reference.model.arith import checked_mul, checked_product, round_up
+from reference.ints import check_uints, checked_mul, checked_product, checked_round_up
 from reference.model.element import ElementType
-from reference.model.widths import u32s, u64s
-from reference.model.wirekit import Fields, read_tagged_enum, read_u32_list, read_u64_list
+from reference.wire import WireObject, read_tagged_enum, read_uints
 
 __all__ = [
     "BlockedLayout",
@@ -37,7 +36,9 @@ class BlockedTensorPadding:
 
     def __post_init__(self) -> None:
         if self.physical_dimensions is not None:
-            object.__setattr__(self, "physical_dimensions", u64s(self.physical_dimensions, "physical_dimensions"))
+            object.__setattr__(
+                self, "physical_dimensions", check_uints(self.physical_dimensions, 64, "physical_dimensions")
+            )
 
     def to_wire(self) -> JsonValue:
         if self.physical_dimensions is None:
@@ -49,8 +50,10 @@ class BlockedTensorPadding:
         tag, content = read_tagged_enum(raw, ("exact",), ("zero_fill",), context=context, path=path)
         if tag == "exact":
             return cls(None)
-        f = Fields(content, ("physical_dimensions",), deny=False, type_name="zero_fill", context=context, path=path)
-        return cls(f.u64_list("physical_dimensions"))
+        f = WireObject(
+            content, ("physical_dimensions",), lenient=True, type_name="zero_fill", context=context, path=path
+        )
+        return cls(f.uints("physical_dimensions", 64))
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +71,7 @@ class StridedLayout:
     byte_strides: tuple[int, ...]
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "byte_strides", u64s(self.byte_strides, "byte_strides"))
+        object.__setattr__(self, "byte_strides", check_uints(self.byte_strides, 64, "byte_strides"))
 
     def to_wire(self) -> JsonValue:
         return {"strided": {"byte_strides": list(self.byte_strides)}}
@@ -83,8 +86,8 @@ class BlockedLayout:
     padding: BlockedTensorPadding = BlockedTensorPadding()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "block", u64s(self.block, "block"))
-        object.__setattr__(self, "axis_order", u32s(self.axis_order, "axis_order"))
+        object.__setattr__(self, "block", check_uints(self.block, 64, "block"))
+        object.__setattr__(self, "axis_order", check_uints(self.axis_order, 32, "axis_order"))
 
     def to_wire(self) -> JsonValue:
         return {
@@ -105,12 +108,14 @@ def decode_tensor_layout(raw: Any, context: str, path: str) -> ResolvedTensorLay
     if tag == "contiguous":
         return ContiguousLayout()
     if tag == "strided":
-        f = Fields(content, ("byte_strides",), deny=False, type_name="strided", context=context, path=path)
-        return StridedLayout(f.u64_list("byte_strides"))
-    f = Fields(content, ("block", "axis_order", "padding"), deny=False, type_name="blocked", context=context, path=path)
+        f = WireObject(content, ("byte_strides",), lenient=True, type_name="strided", context=context, path=path)
+        return StridedLayout(f.uints("byte_strides", 64))
+    f = WireObject(
+        content, ("block", "axis_order", "padding"), lenient=True, type_name="blocked", context=context, path=path
+    )
     return BlockedLayout(
-        read_u64_list(f.raw["block"], context=context, path=f.at("block")),
-        read_u32_list(f.raw["axis_order"], context=context, path=f.at("axis_order")),
+        read_uints(f.raw("block"), bits=64, context=context, path=f.at("block")),
+        read_uints(f.raw("axis_order"), bits=32, context=context, path=f.at("axis_order")),
         f.nested("padding", BlockedTensorPadding.from_wire),
     )
 
@@ -143,7 +148,7 @@ def validate_resolved_tensor(
                 return "zero-fill physical dimensions must match the tensor rank"
             padded: list[int] = []
             for d, b in zip(dimensions, layout.block, strict=True):
-                rounded = round_up(d, b)
+                rounded = checked_round_up(d, b)
                 if rounded is None:
                     return "blocked padding overflows u64"
                 padded.append(rounded)
@@ -167,7 +172,7 @@ class ProgramTensorSpec:
     layout: ResolvedTensorLayout = ContiguousLayout()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "dimensions", u64s(self.dimensions, "dimensions"))
+        object.__setattr__(self, "dimensions", check_uints(self.dimensions, 64, "dimensions"))
         if not isinstance(self.element_type, ElementType):
             raise ValueError(f"element_type must be an ElementType, got {self.element_type!r}")
 
@@ -195,16 +200,16 @@ class ProgramTensorSpec:
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> ProgramTensorSpec:
         """Structural decode only (unknown keys ignored, no validation)."""
-        f = Fields(
+        f = WireObject(
             raw,
             ("dimensions", "element_type", "layout"),
-            deny=False,
+            lenient=True,
             type_name="ProgramTensorSpec",
             context=context,
             path=path,
         )
         return cls(
-            f.u64_list("dimensions"),
-            ElementType.from_wire(f.raw["element_type"], context=context, path=f.at("element_type")),
+            f.uints("dimensions", 64),
+            ElementType.from_wire(f.raw("element_type"), context=context, path=f.at("element_type")),
             f.nested("layout", decode_tensor_layout),
         )

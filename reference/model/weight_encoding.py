@@ -14,12 +14,10 @@ from typing import Any
 from reference.canonical import JsonValue
 from reference.errors import InvalidExecutionPlan, Serialization
 from reference.ids import QuantizationFormatId, WeightId
-from reference.model.arith import checked_mul, checked_product
+from reference.ints import check_bool, check_uint, check_uints, checked_mul, checked_product, fits_uint
 from reference.model.element import FLOAT_TYPES, NARROW_INDEX_TYPES, ElementType
 from reference.model.semantic_value import CanonicalRational
-from reference.model.widths import check_bool, check_u8, check_u32, check_u64, u64s
-from reference.model.wirekit import Fields, read_tagged_enum
-from reference.wire import read_enum, read_list, read_str, read_uint
+from reference.wire import WireObject, read_enum, read_list, read_str, read_tagged_enum, read_uint
 
 __all__ = [
     "BlockQuantizationSpec",
@@ -71,7 +69,7 @@ class QuantizationGrouping:
 
     def __post_init__(self) -> None:
         if self.kind == "fixed":
-            check_u32(self.size, "size")
+            check_uint(self.size, 32, "size")
             if self.block_shape is not None:
                 raise ValueError("fixed grouping has no block_shape")
         elif self.kind == "whole_axis":
@@ -79,7 +77,7 @@ class QuantizationGrouping:
                 raise ValueError("whole_axis grouping has no fields")
         elif self.kind == "block2d":
             shape = tuple(self.block_shape or ())
-            if len(shape) != 2 or any(type(v) is not int or not 1 <= v <= 2**32 - 1 for v in shape):
+            if len(shape) != 2 or not all(fits_uint(v, 32) and v > 0 for v in shape):
                 raise ValueError("block2d block_shape must be two non-zero u32 values")
             object.__setattr__(self, "block_shape", (shape[0], shape[1]))
         else:
@@ -128,12 +126,12 @@ class QuantizationGrouping:
             raise Serialization(context, f"{path}: quantization grouping needs a `kind` tag")
         kind = read_enum(raw["kind"], ("fixed", "whole_axis", "block2d"), context=context, path=f"{path}.kind")
         if kind == "fixed":
-            f = Fields(raw, ("size",), deny=False, type_name="fixed", context=context, path=path)
+            f = WireObject(raw, ("size",), lenient=True, type_name="fixed", context=context, path=path)
             return cls("fixed", size=f.u32("size"))
         if kind == "whole_axis":
             return cls("whole_axis")
-        f = Fields(raw, ("block_shape",), deny=False, type_name="block2d", context=context, path=path)
-        shape = read_list(f.raw["block_shape"], context=context, path=f.at("block_shape"))
+        f = WireObject(raw, ("block_shape",), lenient=True, type_name="block2d", context=context, path=path)
+        shape = read_list(f.raw("block_shape"), context=context, path=f.at("block_shape"))
         if len(shape) != 2:
             raise Serialization(context, f"{f.at('block_shape')}: expected an array of 2 non-zero u32")
         values = [
@@ -156,7 +154,7 @@ class QuantizationSpec:
     zero_point_type: ElementType | None = None
 
     def __post_init__(self) -> None:
-        check_u8(self.bits_per_weight, "bits_per_weight")
+        check_uint(self.bits_per_weight, 8, "bits_per_weight")
 
     def validate(self) -> None:
         """bits 1..=8, valid grouping, float scale type, integer zero-point type (bare ``InvalidExecutionPlan``)."""
@@ -181,11 +179,11 @@ class QuantizationSpec:
 
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> QuantizationSpec:
-        f = Fields(
+        f = WireObject(
             raw,
             ("format_id", "bits_per_weight", "grouping", "packing", "scale_type"),
             ("zero_point_type",),
-            deny=False,
+            lenient=True,
             type_name="QuantizationSpec",
             context=context,
             path=path,
@@ -196,10 +194,10 @@ class QuantizationSpec:
             f.nested("grouping", QuantizationGrouping.from_wire),
             QuantizationPacking(
                 read_enum(
-                    f.raw["packing"], [p.value for p in QuantizationPacking], context=context, path=f.at("packing")
+                    f.raw("packing"), [p.value for p in QuantizationPacking], context=context, path=f.at("packing")
                 )
             ),
-            ElementType.from_wire(f.raw["scale_type"], context=context, path=f.at("scale_type")),
+            ElementType.from_wire(f.raw("scale_type"), context=context, path=f.at("scale_type")),
             f.optional("zero_point_type", lambda r, c, p: ElementType.from_wire(r, context=c, path=p)),
         )
 
@@ -213,8 +211,8 @@ class BlockQuantizationSpec:
     bytes_per_block: int
 
     def __post_init__(self) -> None:
-        check_u64(self.logical_values_per_block, "logical_values_per_block")
-        check_u64(self.bytes_per_block, "bytes_per_block")
+        check_uint(self.logical_values_per_block, 64, "logical_values_per_block")
+        check_uint(self.bytes_per_block, 64, "bytes_per_block")
 
     def validate(self) -> None:
         if self.logical_values_per_block == 0 or self.bytes_per_block == 0:
@@ -229,10 +227,10 @@ class BlockQuantizationSpec:
 
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> BlockQuantizationSpec:
-        f = Fields(
+        f = WireObject(
             raw,
             ("format_id", "logical_values_per_block", "bytes_per_block"),
-            deny=False,
+            lenient=True,
             type_name="BlockQuantizationSpec",
             context=context,
             path=path,
@@ -293,19 +291,19 @@ def decode_weight_encoding(raw: Any, context: str, path: str = "$") -> WeightEnc
     )
     inner = f"{path}.{tag}"
     if tag == "dense":
-        f = Fields(content, ("element_type",), deny=False, type_name="dense", context=context, path=inner)
-        return Dense(ElementType.from_wire(f.raw["element_type"], context=context, path=f.at("element_type")))
+        f = WireObject(content, ("element_type",), lenient=True, type_name="dense", context=context, path=inner)
+        return Dense(ElementType.from_wire(f.raw("element_type"), context=context, path=f.at("element_type")))
     if tag == "dense_affine":
-        f = Fields(
+        f = WireObject(
             content,
             ("element_type", "scale", "bias"),
-            deny=False,
+            lenient=True,
             type_name="dense_affine",
             context=context,
             path=inner,
         )
         return DenseAffine(
-            ElementType.from_wire(f.raw["element_type"], context=context, path=f.at("element_type")),
+            ElementType.from_wire(f.raw("element_type"), context=context, path=f.at("element_type")),
             f.nested("scale", CanonicalRational.from_wire),
             f.nested("bias", CanonicalRational.from_wire),
         )
@@ -343,7 +341,7 @@ class WeightComponentSpec:
         if not all(isinstance(n, str) for n in names):
             raise ValueError("external_names must be strings")
         object.__setattr__(self, "external_names", names)
-        object.__setattr__(self, "dimensions", u64s(self.dimensions, "dimensions"))
+        object.__setattr__(self, "dimensions", check_uints(self.dimensions, 64, "dimensions"))
         check_bool(self.required, "required")
 
     def dense_element_type(self) -> ElementType | None:
@@ -382,10 +380,10 @@ class WeightComponentSpec:
 
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> WeightComponentSpec:
-        f = Fields(
+        f = WireObject(
             raw,
             ("id", "role", "external_names", "dimensions", "encoding", "required"),
-            deny=False,
+            lenient=True,
             type_name="WeightComponentSpec",
             context=context,
             path=path,
@@ -394,10 +392,10 @@ class WeightComponentSpec:
         return cls(
             f.identity("id", WeightId),
             WeightComponentRole(
-                read_enum(f.raw["role"], [r.value for r in WeightComponentRole], context=context, path=f.at("role"))
+                read_enum(f.raw("role"), [r.value for r in WeightComponentRole], context=context, path=f.at("role"))
             ),
             tuple(read_str(n, context=context, path=f"{f.at('external_names')}[{i}]") for i, n in enumerate(names)),
-            f.u64_list("dimensions"),
+            f.uints("dimensions", 64),
             f.nested("encoding", decode_weight_encoding),
             f.boolean("required"),
         )
@@ -426,19 +424,19 @@ class PhysicalWeightComponentRef:
 
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> PhysicalWeightComponentRef:
-        f = Fields(
+        f = WireObject(
             raw,
             ("component_id", "physical_dimensions", "resource_bytes", "element_type"),
-            deny=False,
+            lenient=True,
             type_name="PhysicalWeightComponentRef",
             context=context,
             path=path,
         )
         return cls(
             f.identity("component_id", WeightId),
-            f.u64_list("physical_dimensions"),
+            f.uints("physical_dimensions", 64),
             f.u64("resource_bytes"),
-            ElementType.from_wire(f.raw["element_type"], context=context, path=f.at("element_type")),
+            ElementType.from_wire(f.raw("element_type"), context=context, path=f.at("element_type")),
         )
 
 

@@ -9,14 +9,16 @@ normalization).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from reference.canonical import JsonValue, direct_fingerprint
 from reference.errors import InvalidExecutionPlan, InvalidModelConfig, UnknownWeightLayout
 from reference.ids import QuantizationFormatId, WeightFormatId, WeightId, WeightLayoutId
-from reference.model.arith import checked_add, checked_mul, checked_product, rust_trim
+from reference.ints import check_bool, check_uints, checked_add, checked_mul, checked_product, rust_trim
 from reference.model.element import FLOAT_TYPES, NARROW_INDEX_TYPES, SCALE_TYPES, ElementType
+from reference.model.layout_traversal import layout_budget_failure, normalize_layout, physical_component_id_set
 from reference.model.layout_validation import LayoutValidator
+from reference.model.program import ModelProgram
 from reference.model.weight_encoding import (
     BlockQuantized,
     Dense,
@@ -28,19 +30,9 @@ from reference.model.weight_encoding import (
     WeightEncoding,
     quantization_format_id,
 )
-from reference.model.weight_layout import (
-    PhysicalWeightLayout,
-    decode_physical_layout,
-    layout_budget_failure,
-    normalize_layout,
-    physical_component_id_set,
-)
-from reference.model.widths import check_bool, u64s
-from reference.model.wirekit import Fields
+from reference.model.weight_layout import PhysicalWeightLayout, decode_physical_layout
 from reference.versions import ContractVersion
-
-if TYPE_CHECKING:
-    from reference.model.program import ModelProgram
+from reference.wire import WireObject
 
 __all__ = ["WeightSchema", "WeightTensorSpec", "physical_component_ids"]
 
@@ -56,7 +48,7 @@ class WeightTensorSpec:
     required: bool = True
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "dimensions", u64s(self.dimensions, "dimensions"))
+        object.__setattr__(self, "dimensions", check_uints(self.dimensions, 64, "dimensions"))
         check_bool(self.required, "required")
 
     def logical_elements(self) -> int:
@@ -82,18 +74,18 @@ class WeightTensorSpec:
 
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> WeightTensorSpec:
-        f = Fields(
+        f = WireObject(
             raw,
             ("id", "dimensions", "logical_element_type", "physical_layout", "required"),
-            deny=False,
+            lenient=True,
             type_name="WeightTensorSpec",
             context=context,
             path=path,
         )
         return cls(
             f.identity("id", WeightId),
-            f.u64_list("dimensions"),
-            ElementType.from_wire(f.raw["logical_element_type"], context=context, path=f.at("logical_element_type")),
+            f.uints("dimensions", 64),
+            ElementType.from_wire(f.raw("logical_element_type"), context=context, path=f.at("logical_element_type")),
             f.nested("physical_layout", decode_physical_layout),
             f.boolean("required"),
         )
@@ -145,10 +137,10 @@ class WeightSchema:
     @classmethod
     def from_wire(cls, raw: Any, context: str = "decode weight schema", path: str = "$") -> WeightSchema:
         """Structural decode (unknown keys ignored, no validation)."""
-        f = Fields(
+        f = WireObject(
             raw,
             ("format_id", "layout_id", "version", "components", "tensors"),
-            deny=False,
+            lenient=True,
             type_name="WeightSchema",
             context=context,
             path=path,

@@ -2,11 +2,14 @@
 lives in ``reference.plan.memory``.
 
 Entry points: ``build_execution_plan(family, catalog, policy, resolutions, *,
-completion_retention=(), execution_weights=None)`` and ``ExecutionPlan.build(request)``
-with ``PlanBuildRequest``; ``ProgramPlanCompiler.compile`` (spec 05 §7.13).
+completion_retention=(), execution_weights=None)``, the one door to a plan, over
+``build_plan(request)`` (``ExecutionPlan::build`` with a ``PlanBuildRequest``);
+``decode_untrusted(wire)`` (§9.1); ``ProgramPlanCompiler.compile`` (spec 05 §7.13).
 """
 
-from reference.plan.execution_plan import ExecutionPlan, build_execution_plan
+from reference.plan.build import build_execution_plan, build_plan
+from reference.plan.decode import UnvalidatedExecutionPlan, decode_untrusted
+from reference.plan.execution_plan import ExecutionPlan
 from reference.plan.node import (
     NodeTokenBindingProjection,
     NodeWorkContract,
@@ -42,6 +45,9 @@ __all__ = [
     "ProviderSelectionReason",
     "RejectedProvider",
     "RetainedCompletionValue",
+    "UnvalidatedExecutionPlan",
     "build_execution_plan",
+    "build_plan",
+    "decode_untrusted",
     "plan_hash_of_material",
 ]

@@ -16,15 +16,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from reference.catalog.operation import OperationDescriptor
 from reference.catalog.storage import ResolvedValueRole
 from reference.catalog.tensor_contract import MayAlias, MustAlias
+from reference.errors import invalid_plan
 from reference.ids import ProgramValueId, ResourceId
+from reference.ints import checked_add
 from reference.model.program import ModelProgram
-from reference.plan._util import invalid
 from reference.plan.node import PlanExactAlias, PlanExactAliasKind
-from reference.resolution._arith import add_u64
 from reference.resolution.binding import ResolvedValueBinding
 from reference.resolution.storage import ResolvedValueStorage
 from reference.resolution.tensor_spec import ResolvedTensorSpec
@@ -64,12 +65,12 @@ def extract_exact_aliases(
         index = output.alias.tensor_index
         assert index is not None
         if index >= len(inputs):
-            raise invalid(f"output `{output.value_id}` aliases absent input {index}")
+            raise invalid_plan(f"output `{output.value_id}` aliases absent input {index}")
         target = inputs[index]
         if output.storage == target.storage:
             edges.append(PlanExactAlias(output.value_id, ordinal, target.value_id, index, kind))
         elif kind is PlanExactAliasKind.MUST_ALIAS:
-            raise invalid(f"output `{output.value_id}` lost its mandatory alias proof with `{target.value_id}`")
+            raise invalid_plan(f"output `{output.value_id}` lost its mandatory alias proof with `{target.value_id}`")
     return tuple(edges)
 
 
@@ -94,16 +95,16 @@ def validate_alias_liveness(
             None,
         )
         if source is None:
-            raise invalid(f"exact alias input `{alias.input_value_id}` is not bound")
+            raise invalid_plan(f"exact alias input `{alias.input_value_id}` is not bound")
         value = alias.input_value_id
         if program.state_for_value(value) is not None:
-            raise invalid(f"state `{value}` cannot be overwritten through an exact alias")
+            raise invalid_plan(f"state `{value}` cannot be overwritten through an exact alias")
         if (
             source.usage is not BufferUsage.ACTIVATIONS
             or last_consumers.get(value) != node_index
             or value in program_outputs
         ):
-            raise invalid(f"value `{value}` is overwritten before its final consumer or is a program output")
+            raise invalid_plan(f"value `{value}` is overwritten before its final consumer or is a program output")
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +134,7 @@ class CanonicalValues:
         canonical = CanonicalValueBinding.of(binding)
         seen = self._values.setdefault(binding.value_id, canonical)
         if seen != canonical:
-            raise invalid(f"value `{binding.value_id}` is bound with a different tensor, usage or storage")
+            raise invalid_plan(f"value `{binding.value_id}` is bound with a different tensor, usage or storage")
 
     def items(self) -> list[tuple[ProgramValueId, CanonicalValueBinding]]:
         """Value-id order."""
@@ -148,7 +149,7 @@ def validate_node_alias_edges(values: Sequence[ResolvedValueBinding], aliases: S
     previous = -1
     for alias in aliases:
         if alias.output_ordinal <= previous:
-            raise invalid("exact aliases are not strictly increasing by output ordinal")
+            raise invalid_plan("exact aliases are not strictly increasing by output ordinal")
         previous = alias.output_ordinal
         output = next(
             (
@@ -171,7 +172,7 @@ def validate_node_alias_edges(values: Sequence[ResolvedValueBinding], aliases: S
             None,
         )
         if output is None or source is None:
-            raise invalid("exact alias names a binding the node does not have")
+            raise invalid_plan("exact alias names a binding the node does not have")
         if (
             _alias_kind(output.alias) is not alias.kind
             or output.alias.tensor_index != alias.input_ordinal
@@ -179,7 +180,7 @@ def validate_node_alias_edges(values: Sequence[ResolvedValueBinding], aliases: S
             or output.usage is not BufferUsage.ACTIVATIONS
             or source.usage is not BufferUsage.ACTIVATIONS
         ):
-            raise invalid(f"exact alias of `{alias.output_value_id}` is not proven by its bindings")
+            raise invalid_plan(f"exact alias of `{alias.output_value_id}` is not proven by its bindings")
 
 
 class _Classes:
@@ -217,13 +218,15 @@ def validate_global_storage_aliasing(
     for value_id, binding in canonical.items():
         for component in binding.storage.components:
             start = component.offset_bytes
-            end = add_u64(start, component.length_bytes, "value storage range")
+            end = checked_add(
+                start, component.length_bytes, error=partial(invalid_plan, "value storage range overflows u64")
+            )
             ranges = recorded.setdefault(component.resource_id, [])
             for prev_start, prev_end, prev_value, prev_storage in ranges:
                 if prev_value == value_id or not (prev_start < end and start < prev_end):
                     continue
                 if classes.find(prev_value) != classes.find(value_id) or prev_storage != binding.storage:
-                    raise invalid(
+                    raise invalid_plan(
                         f"values `{prev_value}` and `{value_id}` overlap in `{component.resource_id}` "
                         "without an exact alias"
                     )
@@ -241,4 +244,4 @@ def validate_semantic_coverage(program: ModelProgram, bound: Iterable[ProgramVal
     ]
     missing = sorted({v for v in required if v not in seen})
     if missing:
-        raise invalid("program values are not bound by any node: " + ", ".join(v.value for v in missing))
+        raise invalid_plan("program values are not bound by any node: " + ", ".join(v.value for v in missing))

@@ -1,4 +1,4 @@
-"""``ExecutionPlan.build`` in the exact step order of spec 05 §3 and ``build_node`` §3.1.
+"""``ExecutionPlan::build`` (``build_plan``) in the exact step order of spec 05 §3 and ``build_node`` §3.1.
 
 Steps: policy (validate, non-zero sequences and tokens), one registry authority, the raw
 capacity gate, the trusted execution weights against the catalog, provenance
@@ -10,18 +10,17 @@ finally ``validate_internal``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from reference.catalog.catalog import CapabilityCatalog
 from reference.catalog.operation import OperationDescriptor
 from reference.catalog.provider import OperationProviderDescriptor
-from reference.errors import IncompatibleOperationVersion
+from reference.errors import IncompatibleOperationVersion, invalid_plan
 from reference.ids import PLAN_ID_PLACEHOLDER, NodeId, OperationId, PlanId, ProgramValueId, plan_id_for_hash
 from reference.model.prepared import PreparedModelFamily
 from reference.model.program import ProgramNode
 from reference.model.weight_schema import WeightSchema
-from reference.plan._util import invalid
 from reference.plan.adapter import memory_plan_input
 from reference.plan.aliasing import (
     CanonicalValueBinding,
@@ -36,14 +35,15 @@ from reference.plan.execution_plan import ExecutionPlan
 from reference.plan.memory import build_memory_plan
 from reference.plan.node import PlanNode
 from reference.plan.payload import EXECUTION_PLAN_SCHEMA, ExecutionPlanPayload, plan_hash_of_material
-from reference.plan.request import PlanBuildRequest
+from reference.plan.request import CompletionRetentionSpec, PlanBuildRequest
 from reference.plan.retained import resolve_retained_values
 from reference.plan.selection import RejectedProvider
 from reference.plan.solver import node_candidates, solve, storage_rejection
 from reference.plan.state import StateTracker, derive_state_effects, node_dependencies
+from reference.plan.validate import validate_internal
 from reference.plan.weights import check_binding_semantics, node_weight_formats
 from reference.plan.work import derive_work_contract
-from reference.policy.runtime_policy import canonical_runtime_policy_fingerprint
+from reference.policy.runtime_policy import RuntimePolicy, canonical_runtime_policy_fingerprint
 from reference.policy.trust import PlannerPolicyView, check_capacity_gate, policy_for_resolution
 from reference.resolution.binding import ResolvedValueBinding
 from reference.resolution.estimate import estimator_input_fingerprint
@@ -51,8 +51,9 @@ from reference.resolution.node_resolution import PlanNodeResolution, validate_re
 from reference.resolution.operation_bindings import validate_resolved_bindings
 from reference.resolution.resource_plan import ProviderResourcePlan
 from reference.resolution.semantic import node_weight_requirements, validate_program_bindings
+from reference.weights.trusted import TrustedExecutionWeightPlan
 
-__all__ = ["BuildContext", "build_node", "build_plan"]
+__all__ = ["BuildContext", "build_execution_plan", "build_node", "build_plan"]
 
 
 @dataclass(slots=True)
@@ -136,7 +137,7 @@ def build_node(
     selection.validate_evidence()
     chosen.validate_shape()  # 12
     if chosen.provider_id != selection.selected_provider:
-        raise invalid(f"node `{node.id}` resource plan belongs to another provider")
+        raise invalid_plan(f"node `{node.id}` resource plan belongs to another provider")
     selected = _catalog_provider(catalog, node, chosen)  # 13
     validate_resource_contract(operation, chosen)  # 14
     _check_input_fingerprint(ctx, operation, node, resolution, chosen)  # 15
@@ -178,13 +179,13 @@ def _catalog_provider(
         None,
     )
     if selected is None:
-        raise invalid(f"selected provider `{chosen.provider_id}` is not in the catalog for node `{node.id}`")
+        raise invalid_plan(f"selected provider `{chosen.provider_id}` is not in the catalog for node `{node.id}`")
     if (
         chosen.estimator_id != selected.resource_estimator_id
         or chosen.estimator_version != selected.resource_estimator_version
         or chosen.estimator_implementation_fingerprint != selected.resource_estimator_implementation_fingerprint
     ):
-        raise invalid(f"node `{node.id}` estimate does not come from the selected provider's estimator")
+        raise invalid_plan(f"node `{node.id}` estimate does not come from the selected provider's estimator")
     return selected
 
 
@@ -212,14 +213,14 @@ def _check_input_fingerprint(
         required_quantization_formats=quantization_formats,
     )
     if chosen.estimator_input_fingerprint != expected:
-        raise invalid(f"node `{node.id}` estimate input fingerprint differs from its resolution")
+        raise invalid_plan(f"node `{node.id}` estimate input fingerprint differs from its resolution")
 
 
 def _index_resolutions(resolutions: Sequence[PlanNodeResolution]) -> dict[NodeId, PlanNodeResolution]:
     by_node: dict[NodeId, PlanNodeResolution] = {}
     for resolution in resolutions:
         if resolution.node_id() in by_node:
-            raise invalid(f"node `{resolution.node_id()}` has two resolutions")
+            raise invalid_plan(f"node `{resolution.node_id()}` has two resolutions")
         by_node[resolution.node_id()] = resolution
     return by_node
 
@@ -231,10 +232,10 @@ def build_plan(request: PlanBuildRequest) -> ExecutionPlan:
     view = policy_for_resolution(policy)  # 1-3
     resolutions = request.node_resolutions
     if not resolutions:  # 4
-        raise invalid("execution plan has no node resolutions")
+        raise invalid_plan("execution plan has no node resolutions")
     authority = resolutions[0].registry_authority()
     if any(r.registry_authority() != authority for r in resolutions):
-        raise invalid("node resolutions come from different operation registries")
+        raise invalid_plan("node resolutions come from different operation registries")
     check_capacity_gate(view, device.total_memory_bytes)  # 5
     trusted = request.trusted_weights()  # 6
     trusted.validate_against_catalog(family, catalog)
@@ -251,7 +252,7 @@ def build_plan(request: PlanBuildRequest) -> ExecutionPlan:
     for node in program_nodes:
         resolution = by_node.get(node.id)
         if resolution is None:
-            raise invalid(f"program node `{node.id}` has no resolution")
+            raise invalid_plan(f"program node `{node.id}` has no resolution")
         candidate_sets.append(node_candidates(catalog, view, node, resolution))
     chosen, profiles = solve([n.id for n in program_nodes], candidate_sets, view.dynamic_storage_profile_order)
     producers: dict[ProgramValueId, NodeId] = {}  # 11
@@ -280,9 +281,9 @@ def build_plan(request: PlanBuildRequest) -> ExecutionPlan:
         rejection = storage_rejection(node, resolution, candidate_sets[index], chosen[index], profiles)
         nodes.append(build_node(ctx, index, node, resolution, chosen[index], rejection))
     if by_node:  # 13
-        raise invalid(f"resolution for `{sorted(by_node)[0]}` names no program node")
+        raise invalid_plan(f"resolution for `{sorted(by_node)[0]}` names no program node")
     if len(chosen) != len(nodes):
-        raise invalid("joint selection produced resources for unknown nodes")
+        raise invalid_plan("joint selection produced resources for unknown nodes")
     validate_semantic_coverage(program, ctx.bound)  # 14
     validate_global_storage_aliasing(((n.values, n.exact_aliases) for n in nodes), ctx.canonical)  # 15
     retained = resolve_retained_values(  # 16
@@ -323,5 +324,29 @@ def build_plan(request: PlanBuildRequest) -> ExecutionPlan:
     payload = payload.with_plan_id(plan_id)
     wire["plan_id"] = plan_id.value
     plan = ExecutionPlan._assemble(payload, wire, plan_hash, authority, trusted)
-    plan.validate_internal(family)  # 19
+    validate_internal(plan, family)  # 19
     return plan
+
+
+def build_execution_plan(
+    family: PreparedModelFamily,
+    catalog: CapabilityCatalog,
+    policy: RuntimePolicy,
+    resolutions: Sequence[PlanNodeResolution],
+    *,
+    completion_retention: CompletionRetentionSpec | Iterable[str] = (),
+    execution_weights: TrustedExecutionWeightPlan | None = None,
+) -> ExecutionPlan:
+    """The one door to a plan: ``PlanBuildRequest.new(...)``, then ``.with_execution_weights`` when
+    weights are given, then ``.with_completion_retention`` when values are retained, then ``build_plan``."""
+    request = PlanBuildRequest.new(family, catalog, policy, resolutions)
+    if execution_weights is not None:
+        request = request.with_execution_weights(execution_weights)
+    spec = (
+        completion_retention
+        if isinstance(completion_retention, CompletionRetentionSpec)
+        else CompletionRetentionSpec.of(completion_retention)
+    )
+    if spec.values:
+        request = request.with_completion_retention(spec)
+    return build_plan(request)

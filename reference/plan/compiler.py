@@ -43,7 +43,9 @@ from reference.catalog.tensor_contract import (
 from reference.catalog.tensor_contract import (
     StridedLayout as StridedConstraint,
 )
+from reference.errors import invalid_plan
 from reference.ids import CapabilityId, NodeId, ProgramValueId, ProviderId, ResourceId, WeightId
+from reference.ints import U64_MAX
 from reference.model.element import ElementType
 from reference.model.prepared import PreparedModelFamily
 from reference.model.tensor import (
@@ -54,16 +56,17 @@ from reference.model.tensor import (
     StridedLayout,
 )
 from reference.model.weight_encoding import WeightComponentSpec
-from reference.plan._util import invalid
-from reference.plan.execution_plan import ExecutionPlan, build_execution_plan
+from reference.plan.build import build_execution_plan
+from reference.plan.execution_plan import ExecutionPlan
 from reference.plan.memory import compiler_resource_id
 from reference.policy.runtime_policy import RuntimePolicy
-from reference.resolution._arith import align_up
 from reference.resolution.binding import ResolvedValueBinding
 from reference.resolution.node_resolution import PlanNodeResolution
 from reference.resolution.storage import ResolvedStorageComponent, ResolvedValueStorage
 from reference.resolution.tensor_spec import ResolvedTensorSpec
 from reference.resolution.usage import BufferUsage
+from reference.resolution.weight_binding import ResolvedWeightBinding
+from reference.resolution.workspace import align_up
 
 __all__ = ["MAX_ALIGNMENT_ROUNDS", "ProgramPlanCompilation", "ProgramPlanCompileOptions", "ProgramPlanCompiler"]
 
@@ -142,7 +145,7 @@ def _layout_matches(constraints: Sequence[LayoutConstraint], tensor: ResolvedTen
 
 def _unify(contract: TensorContract, tensor: ResolvedTensorSpec, symbols: _Symbols, what: str) -> None:
     if tensor.element_type not in contract.element_types or len(contract.dimensions) != len(tensor.dimensions):
-        raise invalid(f"{what} rank or dtype differs from its operation contract")
+        raise invalid_plan(f"{what} rank or dtype differs from its operation contract")
     for constraint, extent in zip(contract.dimensions, tensor.dimensions, strict=True):
         if isinstance(constraint, ExactDimension):
             ok = constraint.value == extent
@@ -152,14 +155,14 @@ def _unify(contract: TensorContract, tensor: ResolvedTensorSpec, symbols: _Symbo
             assert isinstance(constraint, SymbolDimension)
             ok = _Symbols.bind(symbols.dimensions, constraint.name, extent)
         if not ok:
-            raise invalid(f"{what} dimension {extent} violates its operation contract")
+            raise invalid_plan(f"{what} dimension {extent} violates its operation contract")
     if not _layout_matches(contract.layouts, tensor, symbols):
-        raise invalid(f"{what} layout differs from its operation contract")
+        raise invalid_plan(f"{what} layout differs from its operation contract")
 
 
 def _infer(contract: TensorContract, symbols: _Symbols, node_id: NodeId) -> ResolvedTensorSpec:
     if len(contract.element_types) != 1:
-        raise invalid(f"node `{node_id}` output dtype is ambiguous; provide an explicit tensor")
+        raise invalid_plan(f"node `{node_id}` output dtype is ambiguous; provide an explicit tensor")
     (element_type,) = contract.element_types
     dims: list[int] = []
     for constraint in contract.dimensions:
@@ -170,9 +173,9 @@ def _infer(contract: TensorContract, symbols: _Symbols, node_id: NodeId) -> Reso
         elif isinstance(constraint, SymbolDimension) and constraint.name in symbols.dimensions:
             dims.append(symbols.dimensions[constraint.name])
         else:
-            raise invalid(f"node `{node_id}` output dimension is ambiguous; provide an explicit tensor")
+            raise invalid_plan(f"node `{node_id}` output dimension is ambiguous; provide an explicit tensor")
     if len(contract.layouts) != 1:
-        raise invalid(f"node `{node_id}` output layout is ambiguous; provide an explicit tensor")
+        raise invalid_plan(f"node `{node_id}` output layout is ambiguous; provide an explicit tensor")
     (layout,) = contract.layouts
     if isinstance(layout, ContiguousConstraint):
         return ResolvedTensorSpec(dims, element_type, ContiguousLayout())
@@ -184,7 +187,7 @@ def _infer(contract: TensorContract, symbols: _Symbols, node_id: NodeId) -> Reso
             elif isinstance(rule, SymbolStride) and rule.name in symbols.strides:
                 strides.append(symbols.strides[rule.name])
             else:
-                raise invalid(f"node `{node_id}` stride symbol is unresolved")
+                raise invalid_plan(f"node `{node_id}` stride symbol is unresolved")
         return ResolvedTensorSpec(dims, element_type, StridedLayout(tuple(strides)))
     assert isinstance(layout, BlockedConstraint)
     block, order = layout.block, layout.axis_order
@@ -202,13 +205,13 @@ def _value_tensors(
     nodes = program.nodes()
     node_ids = {n.id for n in nodes}
     if any(n not in node_ids for n in (*options.required_capabilities, *options.preferred_providers)):
-        raise invalid("program compile options reference an unknown node")
+        raise invalid_plan("program compile options reference an unknown node")
     known = {*program.inputs, *(s.value_id for s in program.states), *(w.value_id for w in program.weights)}
     known |= {v for n in nodes for v in n.outputs}
     if any(v not in known for v in options.tensor_specs):
-        raise invalid("program compile options contain an unknown semantic value")
+        raise invalid_plan("program compile options contain an unknown semantic value")
     if any(v not in options.tensor_specs for v in program.inputs):
-        raise invalid("every program input requires an explicit canonical tensor capacity")
+        raise invalid_plan("every program input requires an explicit canonical tensor capacity")
     tensors = {v: ResolvedTensorSpec.from_program(t) for v, t in options.tensor_specs.items()}
     for value, spec, kind in (
         *((w.value_id, w.tensor, "weight") for w in program.weights),
@@ -216,16 +219,16 @@ def _value_tensors(
     ):
         tensor = ResolvedTensorSpec.from_program(spec)
         if tensors.setdefault(value, tensor) != tensor:
-            raise invalid(f"explicit {kind} tensor `{value}` differs from model semantics")
+            raise invalid_plan(f"explicit {kind} tensor `{value}` differs from model semantics")
     for node in nodes:
         operation = catalog.operation_for_node(node.id, node.operation_id)
         if len(node.inputs) != len(operation.inputs) or len(node.outputs) != len(operation.outputs):
-            raise invalid(f"node `{node.id}` arity differs from operation `{operation.id}`")
+            raise invalid_plan(f"node `{node.id}` arity differs from operation `{operation.id}`")
         symbols = _Symbols()
         for ordinal, (value, contract) in enumerate(zip(node.inputs, operation.inputs, strict=True)):
             known_tensor = tensors.get(value)
             if known_tensor is None:
-                raise invalid(f"node `{node.id}` input `{value}` has no concrete tensor")
+                raise invalid_plan(f"node `{node.id}` input `{value}` has no concrete tensor")
             _unify(contract, known_tensor, symbols, f"node `{node.id}` input[{ordinal}] `{value}`")
         for ordinal, (value, contract) in enumerate(zip(node.outputs, operation.outputs, strict=True)):
             if value in tensors:
@@ -234,7 +237,7 @@ def _value_tensors(
             if value not in tensors:
                 tensors[value] = _infer(contract, symbols, node.id)
     if any(v not in tensors for v in program.outputs):
-        raise invalid("program compilation did not resolve every semantic output")
+        raise invalid_plan("program compilation did not resolve every semantic output")
     return tensors
 
 
@@ -263,8 +266,8 @@ def _arena_locations(family: PreparedModelFamily, fingerprint: str, alignment: i
         element = component.physical_element_type()
         offset = align_up(next_offset.get(element, 0), max(alignment, element.size_bytes))
         length = component.physical_bytes()
-        if offset + length > 2**64 - 1:
-            raise invalid("weight arena byte range overflows u64")
+        if offset + length > U64_MAX:
+            raise invalid_plan("weight arena byte range overflows u64")
         next_offset[element] = offset + length
         resource = compiler_resource_id("weight-arena", fingerprint, f'"{element.value}"')
         out[component.id] = _Location(resource, offset, length, element)
@@ -295,7 +298,7 @@ def _storages(
         for component in family.weight_schema.physical_component_refs(weight.weight_id):
             where = locations.get(component.id)
             if where is None:
-                raise invalid(f"weight component `{component.id}` has no physical location")
+                raise invalid_plan(f"weight component `{component.id}` has no physical location")
             components.append(
                 ResolvedStorageComponent(
                     component.id, where.resource_id, where.offset_bytes, where.length_bytes, where.element_type
@@ -316,7 +319,7 @@ def _storages(
             if isinstance(contract.alias, MustAlias):
                 index = contract.alias.index
                 if index >= len(node.inputs) or node.inputs[index] not in storages:
-                    raise invalid(f"node `{node.id}` aliases an absent input")
+                    raise invalid_plan(f"node `{node.id}` aliases an absent input")
                 storages[value] = storages[node.inputs[index]]
             else:
                 storages[value] = activation(value)
@@ -353,8 +356,6 @@ def _resolve_nodes(
                 )
                 weight = None
                 if usage is BufferUsage.WEIGHTS:
-                    from reference.resolution.weight_binding import ResolvedWeightBinding
-
                     reference = program.weight_for_value(value)
                     assert reference is not None
                     weight = ResolvedWeightBinding.from_schema(family.weight_schema, reference.weight_id)
@@ -389,10 +390,10 @@ def _resolve_nodes(
 def _maximum_alignment(resolutions: Sequence[PlanNodeResolution]) -> int:
     alignments = [c.value_alignment_bytes for r in resolutions for c in r.provider_resource_candidates()]
     if not alignments:
-        raise invalid("program has no provider value-alignment evidence")
+        raise invalid_plan("program has no provider value-alignment evidence")
     alignment = max(alignments)
     if alignment <= 0 or alignment & (alignment - 1):
-        raise invalid("provider value-alignment evidence is not a power of two")
+        raise invalid_plan("provider value-alignment evidence is not a power of two")
     return alignment
 
 
@@ -407,7 +408,7 @@ class ProgramPlanCompiler:
         planning: OperationPlanningHandle,
         options: ProgramPlanCompileOptions,
     ) -> ProgramPlanCompilation:
-        """Probe, alignment fixed point (at most 65 rounds), then ``ExecutionPlan.build``."""
+        """Probe, alignment fixed point (at most 65 rounds), then ``build_execution_plan``."""
         tensors = _value_tensors(family, catalog, options)
         fingerprint = family.fingerprint()
         probe = _storages(family, catalog, tensors, _probe_locations(family, fingerprint), fingerprint)
@@ -426,6 +427,6 @@ class ProgramPlanCompiler:
                 break
             alignment = observed
         if final is None:
-            raise invalid("provider value alignment did not reach a bounded monotonic fixed point")
+            raise invalid_plan("provider value alignment did not reach a bounded monotonic fixed point")
         plan = build_execution_plan(family, catalog, policy, final)
         return ProgramPlanCompilation(plan, tuple(final), tensors, alignment, rounds)

@@ -14,9 +14,9 @@ from collections.abc import Iterable
 from reference.catalog.catalog import CapabilityCatalog
 from reference.catalog.compatibility import ProviderCompatibilityRequest
 from reference.catalog.operation import OperationDescriptor
+from reference.errors import invalid_plan
 from reference.ids import CapabilityId, ProviderId, QuantizationFormatId, WeightFormatId
 from reference.model.program import ProgramNode
-from reference.plan._util import invalid
 from reference.plan.selection import ProviderSelection, ProviderSelectionReason, RejectedProvider
 from reference.policy.enums import ExecutionDeterminismRequirement
 from reference.resolution.rejection import PlanProviderRejectReason
@@ -48,7 +48,7 @@ def select_provider(
     report = catalog.provider_compatibility(request)
     compatible = report.require_compatible_for_node(catalog.device.id, node.id)
     if selected not in compatible:
-        raise invalid(f"selected provider `{selected}` is not compatible with node `{node.id}`")
+        raise invalid_plan(f"selected provider `{selected}` is not compatible with node `{node.id}`")
     if preferred is None:
         reason = ProviderSelectionReason.CANONICAL_COMPATIBLE
     elif preferred == selected:
@@ -64,8 +64,8 @@ def select_provider(
         rejected[preferred] = RejectedProvider(preferred, PlanProviderRejectReason.not_registered())
     if storage_rejection is not None:
         if storage_rejection.provider_id in rejected:
-            raise invalid(f"provider `{storage_rejection.provider_id}` has duplicate rejection evidence")
+            raise invalid_plan(f"provider `{storage_rejection.provider_id}` has duplicate rejection evidence")
         rejected[storage_rejection.provider_id] = storage_rejection
     if reason is ProviderSelectionReason.FALLBACK_FROM_PREFERRED and preferred not in rejected:
-        raise invalid(f"node `{node.id}` fell back from `{preferred}` without rejection evidence")
+        raise invalid_plan(f"node `{node.id}` fell back from `{preferred}` without rejection evidence")
     return ProviderSelection(preferred, selected, reason, tuple(rejected[k] for k in sorted(rejected)))

@@ -1,6 +1,6 @@
 """``ExecutionPlan`` (spec 05 §3, §8): an immutable, hashed, validated plan.
 
-Built only by ``ExecutionPlan.build(request)`` (or ``build_execution_plan``). It holds
+Built only by ``reference.plan.build`` (``build_plan(request)``, ``ExecutionPlan::build``). It holds
 the payload, the plan hash, the registry authority of its resolutions and the trusted
 execution-weight witness; only ``{"payload", "plan_hash"}`` is serialized. ``to_json``
 writes the direct (declaration-order) bytes; more than 16 MiB is
@@ -10,27 +10,18 @@ writes the direct (declaration-order) bytes; more than 16 MiB is
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from reference.canonical import JsonValue, direct_bytes
-from reference.catalog.catalog import CapabilityCatalog
 from reference.catalog.registry import PlanningAuthority
 from reference.errors import Serialization
 from reference.ids import PlanHash, PlanId
-from reference.model.prepared import PreparedModelFamily
 from reference.plan.memory import MemoryPlan
 from reference.plan.node import PlanNode
 from reference.plan.payload import MAX_EXECUTION_PLAN_WIRE_BYTES, ExecutionPlanPayload
-from reference.policy.runtime_policy import RuntimePolicy
-from reference.resolution.node_resolution import PlanNodeResolution
 from reference.weights.trusted import TrustedExecutionWeightPlan
 
-if TYPE_CHECKING:
-    from reference.plan.decode import UnvalidatedExecutionPlan
-    from reference.plan.request import CompletionRetentionSpec, PlanBuildRequest
-
-__all__ = ["ExecutionPlan", "build_execution_plan"]
+__all__ = ["ExecutionPlan"]
 
 SERIALIZE_CONTEXT: Final = "serialize execution plan"
 _TOKEN: Final = object()
@@ -51,7 +42,7 @@ class ExecutionPlan:
         weights: TrustedExecutionWeightPlan,
     ) -> None:
         if token is not _TOKEN:
-            raise TypeError("ExecutionPlan is built by ExecutionPlan.build")
+            raise TypeError("ExecutionPlan is built by reference.plan.build")
         self._payload = payload
         self._payload_wire = payload_wire
         self._plan_hash = plan_hash
@@ -69,20 +60,6 @@ class ExecutionPlan:
         weights: TrustedExecutionWeightPlan,
     ) -> ExecutionPlan:
         return cls(_TOKEN, payload, payload_wire, plan_hash, authority, weights)
-
-    @classmethod
-    def build(cls, request: PlanBuildRequest) -> ExecutionPlan:
-        """Spec 05 §3 steps 1-19 (see ``reference.plan.build``)."""
-        from reference.plan.build import build_plan
-
-        return build_plan(request)
-
-    @staticmethod
-    def decode_untrusted(data: bytes) -> UnvalidatedExecutionPlan:
-        """Spec 05 §9.1 (``reference.plan.decode``): a well-formed but untrusted plan."""
-        from reference.plan.decode import decode_untrusted
-
-        return decode_untrusted(data)
 
     # ------------------------------------------------------------------ accessors
 
@@ -160,34 +137,3 @@ class ExecutionPlan:
                 )
             self._json = data
         return self._json
-
-    def validate_internal(self, family: PreparedModelFamily) -> None:
-        """Spec 05 §9.4 (``reference.plan.validate``)."""
-        from reference.plan.validate import validate_internal
-
-        validate_internal(self, family)
-
-
-def build_execution_plan(
-    family: PreparedModelFamily,
-    catalog: CapabilityCatalog,
-    policy: RuntimePolicy,
-    resolutions: Sequence[PlanNodeResolution],
-    *,
-    completion_retention: CompletionRetentionSpec | Sequence[str] = (),
-    execution_weights: TrustedExecutionWeightPlan | None = None,
-) -> ExecutionPlan:
-    """``PlanBuildRequest.new(...)`` [``.with_execution_weights``] [``.with_completion_retention``], then build."""
-    from reference.plan.request import CompletionRetentionSpec, PlanBuildRequest
-
-    request = PlanBuildRequest.new(family, catalog, policy, resolutions)
-    if execution_weights is not None:
-        request = request.with_execution_weights(execution_weights)
-    spec = (
-        completion_retention
-        if isinstance(completion_retention, CompletionRetentionSpec)
-        else CompletionRetentionSpec.of(completion_retention)
-    )
-    if spec.values:
-        request = request.with_completion_retention(spec)
-    return ExecutionPlan.build(request)

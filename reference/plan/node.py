@@ -222,7 +222,7 @@ PLAN_NODE_FIELDS: Final = (
 
 @dataclass(frozen=True, slots=True, eq=False)
 class PlanNode:
-    """One executable node of the plan (built only by ``ExecutionPlan.build`` or decoded)."""
+    """One executable node of the plan (built only by ``build_plan`` (``ExecutionPlan::build``) or decoded)."""
 
     id: NodeId
     dependencies: tuple[NodeId, ...]

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from reference.canonical import JsonValue, canonical_bytes, sha256_hex
+from reference.errors import Serialization
 from reference.ids import DeviceId, ModelFamilyId, PlanHash, PlanId, QuantizationFormatId, WeightFormatId
 from reference.plan.memory import MemoryPlan
 from reference.plan.node import PlanNode
@@ -158,7 +159,6 @@ class ExecutionPlanPayload:
 
 
 def _format(raw: Any, context: str, path: str) -> QuantizationFormatId:
-    from reference.errors import Serialization
 
     if not isinstance(raw, str):
         raise Serialization(context, f"{path}: expected a quantization format id")

@@ -12,9 +12,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from reference.catalog.catalog import CapabilityCatalog
+from reference.errors import invalid_plan
 from reference.ids import ProgramValueId
 from reference.model.prepared import PreparedModelFamily
-from reference.plan._util import invalid
 from reference.policy.runtime_policy import RuntimePolicy
 from reference.resolution.node_resolution import PlanNodeResolution
 from reference.weights.plan import ExecutionWeightPlan
@@ -39,7 +39,7 @@ class CompletionRetentionSpec:
 
 @dataclass(frozen=True, slots=True)
 class PlanBuildRequest:
-    """Everything ``ExecutionPlan.build`` reads; build with ``new`` then the ``with_*`` refinements."""
+    """Everything ``build_plan`` (``ExecutionPlan::build``) reads; made by ``new``, then the ``with_*`` refinements."""
 
     family: PreparedModelFamily
     capabilities: CapabilityCatalog
@@ -59,7 +59,7 @@ class PlanBuildRequest:
         """Non-empty resolutions; ``policy.validate()``; identity execution weights."""
         resolutions = tuple(node_resolutions)
         if not resolutions:
-            raise invalid("execution plan build request has no node resolutions")
+            raise invalid_plan("execution plan build request has no node resolutions")
         policy.validate()
         return cls(
             family,
@@ -75,7 +75,7 @@ class PlanBuildRequest:
         outputs = self.family.program.node_outputs()
         missing = sorted(v for v in spec.values if v not in outputs)
         if missing:
-            raise invalid(f"retained completion value `{missing[0]}` is not a program node output")
+            raise invalid_plan(f"retained completion value `{missing[0]}` is not a program node output")
         return replace(self, completion_retention=spec)
 
     def with_execution_weights(self, trusted: TrustedExecutionWeightPlan) -> PlanBuildRequest:
@@ -85,7 +85,7 @@ class PlanBuildRequest:
 
     def trusted_weights(self) -> TrustedExecutionWeightPlan:
         if self.execution_weights is None:
-            raise invalid("execution plan build request has no execution weights")
+            raise invalid_plan("execution plan build request has no execution weights")
         return self.execution_weights
 
     def execution_weight_plan(self) -> ExecutionWeightPlan:

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from reference.canonical import JsonValue
 from reference.catalog.storage import ResolvedValueRole
 from reference.catalog.tensor_contract import TensorAccess
+from reference.errors import invalid_plan
 from reference.ids import NodeId, ProgramValueId, ResourceId
-from reference.plan._util import invalid
-from reference.resolution._arith import add_u64
+from reference.ints import checked_add
 from reference.resolution.binding import ResolvedValueBinding
 from reference.resolution.storage import ranges_overlap
 from reference.resolution.tensor_spec import ResolvedTensorSpec
@@ -79,14 +80,14 @@ def resolve_retained_values(
             if binding.role is ResolvedValueRole.OUTPUT and binding.value_id == value_id
         ]
         if len(found) != 1:
-            raise invalid(f"retained value `{value_id}` needs exactly one producing output binding")
+            raise invalid_plan(f"retained value `{value_id}` needs exactly one producing output binding")
         index, producer, binding = found[0]
         if binding.usage is not BufferUsage.ACTIVATIONS or len(binding.storage.components) != 1:
-            raise invalid(f"retained value `{value_id}` must be a single-component activation")
+            raise invalid_plan(f"retained value `{value_id}` must be a single-component activation")
         component = binding.storage.components[0]
         start = component.offset_bytes
         length = binding.tensor.minimum_storage_bytes()
-        add_u64(start, length, "retained value range")
+        checked_add(start, length, error=partial(invalid_plan, "retained value range overflows u64"))
         for later_index in range(index, len(nodes)):
             for other in nodes[later_index][1]:
                 if other.access not in _WRITES or (later_index == index and other is binding):
@@ -95,7 +96,7 @@ def resolve_retained_values(
                     if part.resource_id == component.resource_id and ranges_overlap(
                         start, length, part.offset_bytes, part.length_bytes
                     ):
-                        raise invalid(f"retained value `{value_id}` is overwritten after it completes")
+                        raise invalid_plan(f"retained value `{value_id}` is overwritten after it completes")
         out.append(
             RetainedCompletionValue(value_id, producer, binding.ordinal, component.resource_id, start, binding.tensor)
         )

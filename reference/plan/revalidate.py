@@ -4,8 +4,8 @@
 execution_weights)``:
 
 1. ``schema != 8.1`` -> ``UnsupportedPlanSchema``;
-2. rebuild: ``PlanBuildRequest.new`` -> ``with_execution_weights`` -> ``with_completion_retention``
-   -> ``ExecutionPlan.build`` (any build error propagates with its own kind);
+2. rebuild through ``build_execution_plan`` with the trusted weights (identity by default) and the
+   retention (any build error propagates with its own kind);
 3. the untrusted payload and the rebuilt payload differ as JSON values (``plan_id``
    included) -> ``InvalidExecutionPlan``;
 4. ``rebuilt.plan_hash != wire plan_hash`` -> ``PlanHashMismatch{expected: rebuilt, actual: wire}``;
@@ -23,12 +23,12 @@ from typing import Final
 
 from reference.canonical import canonical_bytes
 from reference.catalog.catalog import CapabilityCatalog
-from reference.errors import PlanHashMismatch
+from reference.errors import PlanHashMismatch, invalid_plan
 from reference.model.prepared import PreparedModelFamily
-from reference.plan._util import invalid
+from reference.plan.build import build_execution_plan
 from reference.plan.decode import UnvalidatedExecutionPlan, check_plan_schema, decode_untrusted
 from reference.plan.execution_plan import ExecutionPlan
-from reference.plan.request import CompletionRetentionSpec, PlanBuildRequest
+from reference.plan.request import CompletionRetentionSpec
 from reference.policy.runtime_policy import RuntimePolicy
 from reference.resolution.node_resolution import PlanNodeResolution
 from reference.weights.trusted import TrustedExecutionWeightPlan
@@ -37,7 +37,6 @@ __all__ = [
     "DIFFERS_FROM_REBUILD",
     "compare_with_rebuild",
     "from_json_validated",
-    "rebuild",
     "revalidate",
     "validate_against",
 ]
@@ -47,24 +46,19 @@ _UNTRUSTED_CONTEXT: Final = "serialize unvalidated execution plan payload"
 _REBUILT_CONTEXT: Final = "serialize rebuilt execution plan payload"
 
 
-def _retention(values: CompletionRetentionSpec | Iterable[str]) -> CompletionRetentionSpec:
-    return values if isinstance(values, CompletionRetentionSpec) else CompletionRetentionSpec.of(values)
-
-
-def rebuild(
+def _rebuild(
     family: PreparedModelFamily,
     catalog: CapabilityCatalog,
     policy: RuntimePolicy,
     resolutions: Sequence[PlanNodeResolution],
-    *,
-    completion_retention: CompletionRetentionSpec | Iterable[str] = (),
-    execution_weights: TrustedExecutionWeightPlan | None = None,
+    completion_retention: CompletionRetentionSpec | Iterable[str],
+    execution_weights: TrustedExecutionWeightPlan | None,
 ) -> ExecutionPlan:
-    """Step 2: ``new`` -> ``with_execution_weights`` (identity by default) -> ``with_completion_retention`` -> build."""
-    request = PlanBuildRequest.new(family, catalog, policy, resolutions)
+    """Step 2: ``build_execution_plan`` with the trusted weights always applied (identity by default)."""
     weights = TrustedExecutionWeightPlan.identity(family) if execution_weights is None else execution_weights
-    request = request.with_execution_weights(weights).with_completion_retention(_retention(completion_retention))
-    return ExecutionPlan.build(request)
+    return build_execution_plan(
+        family, catalog, policy, resolutions, completion_retention=completion_retention, execution_weights=weights
+    )
 
 
 def compare_with_rebuild(unvalidated: UnvalidatedExecutionPlan, rebuilt: ExecutionPlan) -> ExecutionPlan:
@@ -72,7 +66,7 @@ def compare_with_rebuild(unvalidated: UnvalidatedExecutionPlan, rebuilt: Executi
     untrusted = canonical_bytes(unvalidated.payload.to_wire(), context=_UNTRUSTED_CONTEXT, trusted=True)
     trusted = canonical_bytes(rebuilt.payload.to_wire(), context=_REBUILT_CONTEXT, trusted=True)
     if untrusted != trusted:
-        raise invalid(DIFFERS_FROM_REBUILD)
+        raise invalid_plan(DIFFERS_FROM_REBUILD)
     if rebuilt.plan_hash != unvalidated.plan_hash:
         raise PlanHashMismatch(expected=rebuilt.plan_hash.value, actual=unvalidated.plan_hash.value)
     return rebuilt
@@ -90,14 +84,7 @@ def revalidate(
 ) -> ExecutionPlan:
     """``revalidate`` / ``_with_completion_retention`` / ``_with_execution_weights`` (steps 1-5)."""
     check_plan_schema(unvalidated.schema())
-    rebuilt = rebuild(
-        family,
-        catalog,
-        policy,
-        resolutions,
-        completion_retention=completion_retention,
-        execution_weights=execution_weights,
-    )
+    rebuilt = _rebuild(family, catalog, policy, resolutions, completion_retention, execution_weights)
     return compare_with_rebuild(unvalidated, rebuilt)
 
 
@@ -133,15 +120,8 @@ def validate_against(
     completion_retention: CompletionRetentionSpec | Iterable[str] = (),
 ) -> None:
     """§9.3: rebuild with the plan's own trusted weights; other registry authority or any difference is invalid."""
-    rebuilt = rebuild(
-        family,
-        catalog,
-        policy,
-        resolutions,
-        completion_retention=completion_retention,
-        execution_weights=plan.trusted_execution_weights(),
-    )
+    rebuilt = _rebuild(family, catalog, policy, resolutions, completion_retention, plan.trusted_execution_weights())
     if rebuilt.registry_authority() != plan.registry_authority():
-        raise invalid("execution plan belongs to a different operation runtime registry")
+        raise invalid_plan("execution plan belongs to a different operation runtime registry")
     if rebuilt != plan:
-        raise invalid("execution plan is not identical to its semantic rebuild")
+        raise invalid_plan("execution plan is not identical to its semantic rebuild")

@@ -14,8 +14,9 @@ from typing import Any
 
 from reference.canonical import JsonValue
 from reference.catalog._common import OrderedEnum
+from reference.errors import invalid_plan
 from reference.ids import ProviderId
-from reference.plan._util import invalid, strictly_ascending
+from reference.plan._util import strictly_ascending
 from reference.resolution.rejection import PlanProviderRejectReason
 from reference.wire import WireObject, read_list
 
@@ -65,13 +66,13 @@ class ProviderSelection:
         """``validate_provider_selection_evidence``: canonical rejections and a consistent reason."""
         ids = [r.provider_id for r in self.rejected_providers]
         if not strictly_ascending(ids):
-            raise invalid("provider rejections are not strictly ascending by provider id")
+            raise invalid_plan("provider rejections are not strictly ascending by provider id")
         if self.selected_provider in ids:
-            raise invalid(f"selected provider `{self.selected_provider}` is also rejected")
+            raise invalid_plan(f"selected provider `{self.selected_provider}` is also rejected")
         for rejected in self.rejected_providers:
             reason = rejected.reasons
             if reason.kind == "storage_incompatible" and not reason.is_resolution_local():
-                raise invalid("storage_incompatible evidence must list strictly ascending resource ids")
+                raise invalid_plan("storage_incompatible evidence must list strictly ascending resource ids")
         requested, why = self.requested_provider, self.selection_reason
         if requested is None:
             ok = why is ProviderSelectionReason.CANONICAL_COMPATIBLE
@@ -82,7 +83,7 @@ class ProviderSelection:
         else:
             ok = False
         if not ok:
-            raise invalid("provider selection reason is inconsistent with the requested provider")
+            raise invalid_plan("provider selection reason is inconsistent with the requested provider")
 
     def to_wire(self) -> dict[str, JsonValue]:
         return {

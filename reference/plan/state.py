@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from reference.catalog.tensor_contract import TensorAccess
+from reference.errors import invalid_plan
 from reference.ids import NodeId, ProgramValueId, StateId
 from reference.model.program import ModelProgram, ProgramNode
-from reference.plan._util import invalid, strictly_ascending
+from reference.plan._util import strictly_ascending
 from reference.plan.memory.enums import AllocationLifetime
 from reference.plan.node import PlanStateEffect
 from reference.resolution.binding import ResolvedValueBinding
@@ -34,12 +35,12 @@ def derive_state_effects(program: ModelProgram, values: Sequence[ResolvedValueBi
         access = TensorAccess.READ_WRITE if reads and writes else TensorAccess.READ if reads else TensorAccess.WRITE
         resources = tuple(sorted({c.resource_id for b in bindings for c in b.storage.components}))
         if not resources:
-            raise invalid(f"state `{state.id}` effect has no resources")
+            raise invalid_plan(f"state `{state.id}` effect has no resources")
         effects.append(
             PlanStateEffect(state.id, state.value_id, AllocationLifetime.from_state(state.lifetime), access, resources)
         )
     if not strictly_ascending([e.state_id for e in effects]):
-        raise invalid("state effects are not strictly ascending by state id")
+        raise invalid_plan("state effects are not strictly ascending by state id")
     return tuple(effects)
 
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from reference.catalog.tensor_contract import TensorAccess
+from reference.errors import invalid_plan
 from reference.ids import QuantizationFormatId, WeightFormatId
 from reference.model.prepared import PreparedModelFamily
 from reference.model.weight_schema import WeightSchema
-from reference.plan._util import invalid
 from reference.resolution.binding import ResolvedValueBinding
 from reference.resolution.semantic import validate_semantic_binding
 from reference.resolution.usage import BufferUsage
@@ -31,14 +31,14 @@ def check_binding_semantics(family: PreparedModelFamily, schema: WeightSchema, b
         validate_semantic_binding(family, binding)
         return
     if binding.usage is not BufferUsage.WEIGHTS or binding.access is not TensorAccess.READ:
-        raise invalid(f"weight value `{binding.value_id}` must be a read-only weights binding")
+        raise invalid_plan(f"weight value `{binding.value_id}` must be a read-only weights binding")
     if not binding.tensor.matches_program(reference.tensor):
-        raise invalid(f"weight value `{binding.value_id}` tensor differs from the program")
+        raise invalid_plan(f"weight value `{binding.value_id}` tensor differs from the program")
     expected = {c.id: c for c in schema.physical_component_refs(reference.weight_id)}
     stored = binding.storage.components
     ids = [c.component_id for c in stored]
     if len(stored) != len(expected) or set(ids) != set(expected):
-        raise invalid(f"weight value `{binding.value_id}` storage does not name its execution components")
+        raise invalid_plan(f"weight value `{binding.value_id}` storage does not name its execution components")
     for component in stored:
         assert component.component_id is not None
         spec = expected[component.component_id]
@@ -46,9 +46,9 @@ def check_binding_semantics(family: PreparedModelFamily, schema: WeightSchema, b
             component.length_bytes != spec.physical_bytes()
             or component.element_type is not spec.physical_element_type()
         ):
-            raise invalid(f"weight value `{binding.value_id}` component storage differs from the execution schema")
+            raise invalid_plan(f"weight value `{binding.value_id}` component storage differs from the execution schema")
     if binding.weight != ResolvedWeightBinding.from_schema(schema, reference.weight_id):
-        raise invalid(f"weight value `{binding.value_id}` carries a different resolved weight layout")
+        raise invalid_plan(f"weight value `{binding.value_id}` carries a different resolved weight layout")
 
 
 def node_weight_formats(

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reference.canonical import JsonValue
-from reference.policy._ints import check_bool, check_uint
+from reference.ints import check_bool, check_uint
 from reference.policy.enums import AdmissionFitPolicy
 from reference.wire import WireObject
 
@@ -35,11 +35,11 @@ class AdmissionPolicy:
     cancellation_check_interval_steps: int
 
     def __post_init__(self) -> None:
-        check_uint(self.maximum_queue_depth, 32, "AdmissionPolicy", "maximum_queue_depth")
-        check_uint(self.maximum_scheduled_tokens, 64, "AdmissionPolicy", "maximum_scheduled_tokens")
+        check_uint(self.maximum_queue_depth, 32, "AdmissionPolicy.maximum_queue_depth")
+        check_uint(self.maximum_scheduled_tokens, 64, "AdmissionPolicy.maximum_scheduled_tokens")
         object.__setattr__(self, "sequence_fit_policy", AdmissionFitPolicy(self.sequence_fit_policy))
-        check_bool(self.allow_defer, "AdmissionPolicy", "allow_defer")
-        check_uint(self.cancellation_check_interval_steps, 32, "AdmissionPolicy", "cancellation_check_interval_steps")
+        check_bool(self.allow_defer, "AdmissionPolicy.allow_defer")
+        check_uint(self.cancellation_check_interval_steps, 32, "AdmissionPolicy.cancellation_check_interval_steps")
 
     def to_wire(self) -> dict[str, JsonValue]:
         return {

@@ -14,7 +14,7 @@ from typing import Any
 
 from reference.canonical import JsonValue
 from reference.errors import InvalidExecutionPlan, Serialization
-from reference.policy._ints import check_uint
+from reference.ints import check_uint
 from reference.policy.storage import StorageProfile, decode_storage_profile
 from reference.wire import WireObject, read_list
 
@@ -28,7 +28,7 @@ class CheckpointCapacityPolicy:
     maximum_retained_bytes: int
 
     def __post_init__(self) -> None:
-        check_uint(self.maximum_retained_bytes, 64, "CheckpointCapacityPolicy", "maximum_retained_bytes")
+        check_uint(self.maximum_retained_bytes, 64, "CheckpointCapacityPolicy.maximum_retained_bytes")
         if self.maximum_retained_bytes == 0:
             raise InvalidExecutionPlan(reason="checkpoint capacity maximum_retained_bytes must be non-zero")
 
@@ -58,9 +58,9 @@ class RuntimeMemoryPolicy:
     checkpoint_capacity: CheckpointCapacityPolicy | None = None
 
     def __post_init__(self) -> None:
-        check_uint(self.capacity_bytes, 64, "RuntimeMemoryPolicy", "capacity_bytes")
-        check_uint(self.reserve_bytes, 64, "RuntimeMemoryPolicy", "reserve_bytes")
-        check_uint(self.maximum_active_sequences, 32, "RuntimeMemoryPolicy", "maximum_active_sequences")
+        check_uint(self.capacity_bytes, 64, "RuntimeMemoryPolicy.capacity_bytes")
+        check_uint(self.reserve_bytes, 64, "RuntimeMemoryPolicy.reserve_bytes")
+        check_uint(self.maximum_active_sequences, 32, "RuntimeMemoryPolicy.maximum_active_sequences")
         object.__setattr__(self, "dynamic_storage_profile_order", tuple(self.dynamic_storage_profile_order))
         if self.checkpoint_capacity is not None and not isinstance(self.checkpoint_capacity, CheckpointCapacityPolicy):
             raise TypeError("RuntimeMemoryPolicy.checkpoint_capacity must be a CheckpointCapacityPolicy or None")

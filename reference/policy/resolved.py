@@ -164,7 +164,7 @@ def decode_policy_fields(obj: WireObject) -> PolicyFields:
         obj.raw("execution_determinism"), context=context, path=obj.at("execution_determinism")
     )
     reusable = obj.optional(
-        "reusable_execution", lambda value, at: ReusableExecutionPolicy.from_wire(value, context=context, path=at)
+        "reusable_execution", lambda value, ctx, at: ReusableExecutionPolicy.from_wire(value, context=ctx, path=at)
     )
     return (policy_id, version, scheduling, memory, admission, attention, determinism, reusable)
 

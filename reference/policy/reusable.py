@@ -16,8 +16,8 @@ from enum import StrEnum
 from typing import Any, Final
 
 from reference.canonical import JsonValue, fingerprint
-from reference.errors import InvalidExecutionPlan, Serialization
-from reference.policy._ints import U64_MAX, check_uint
+from reference.errors import Serialization, invalid_plan
+from reference.ints import U64_MAX, check_uint
 from reference.wire import WireObject, decode_with, read_list, read_tagged
 
 __all__ = [
@@ -45,10 +45,6 @@ BUCKET_ID_PREFIX: Final = "reusable-bucket/sha256/"
 _CLASS_ID: Final = re.compile(r"[A-Za-z0-9._:/-]{1,160}")
 
 
-def _ep(reason: str) -> InvalidExecutionPlan:
-    return InvalidExecutionPlan(reason=reason)
-
-
 @dataclass(frozen=True, order=True, slots=True)
 class ReusableExecutionClassId:
     """An opaque workspace class: 1..=160 bytes of ``A-Za-z0-9._:/-``."""
@@ -57,7 +53,7 @@ class ReusableExecutionClassId:
 
     def __post_init__(self) -> None:
         if not isinstance(self.value, str) or not (self.value.isascii() and _CLASS_ID.fullmatch(self.value)):
-            raise _ep("reusable execution class id is empty, too long, or non-portable")
+            raise invalid_plan("reusable execution class id is empty, too long, or non-portable")
 
     def to_wire(self) -> str:
         return self.value
@@ -72,11 +68,11 @@ class ReusableExecutionCapacity:
     maximum_pages: int
 
     def __post_init__(self) -> None:
-        check_uint(self.maximum_sequences, 32, "ReusableExecutionCapacity", "maximum_sequences")
-        check_uint(self.maximum_tokens, 64, "ReusableExecutionCapacity", "maximum_tokens")
-        check_uint(self.maximum_pages, 64, "ReusableExecutionCapacity", "maximum_pages")
+        check_uint(self.maximum_sequences, 32, "ReusableExecutionCapacity.maximum_sequences")
+        check_uint(self.maximum_tokens, 64, "ReusableExecutionCapacity.maximum_tokens")
+        check_uint(self.maximum_pages, 64, "ReusableExecutionCapacity.maximum_pages")
         if 0 in (self.maximum_sequences, self.maximum_tokens, self.maximum_pages):
-            raise _ep("reusable execution capacity dimensions must be non-zero")
+            raise invalid_plan("reusable execution capacity dimensions must be non-zero")
 
     def covers(self, sequences: int, tokens: int, pages: int) -> bool:
         """Non-empty work within every dimension (pages may be zero)."""
@@ -143,7 +139,7 @@ class ReusableExecutionBucketSpec:
 
     def validate(self) -> None:
         if not isinstance(self.bucket_id, str) or self.bucket_id != derive_bucket_id(self.class_id, self.capacity):
-            raise _ep("reusable execution bucket id is not derived from its class and capacity")
+            raise invalid_plan("reusable execution bucket id is not derived from its class and capacity")
 
     def to_wire(self) -> dict[str, JsonValue]:
         return {"bucket_id": self.bucket_id, "class_id": self.class_id.to_wire(), "capacity": self.capacity.to_wire()}
@@ -181,21 +177,21 @@ class UniformDecodeShape:
     TOPOLOGY = "uniform_decode"
 
     def __post_init__(self) -> None:
-        check_uint(self.request_capacity, 32, "UniformDecodeShape", "request_capacity")
-        check_uint(self.token_capacity, 64, "UniformDecodeShape", "token_capacity")
-        check_uint(self.query_tokens_per_sequence, 32, "UniformDecodeShape", "query_tokens_per_sequence")
+        check_uint(self.request_capacity, 32, "UniformDecodeShape.request_capacity")
+        check_uint(self.token_capacity, 64, "UniformDecodeShape.token_capacity")
+        check_uint(self.query_tokens_per_sequence, 32, "UniformDecodeShape.query_tokens_per_sequence")
         if (
             self.request_capacity == 0
             or self.query_tokens_per_sequence == 0
             or self.request_capacity * self.query_tokens_per_sequence != self.token_capacity
         ):
-            raise _ep("reusable decode program shape is empty or internally inconsistent")
+            raise invalid_plan("reusable decode program shape is empty or internally inconsistent")
 
     @classmethod
     def new(cls, request_capacity: int, query_tokens_per_sequence: int) -> UniformDecodeShape:
         tokens = request_capacity * query_tokens_per_sequence
         if tokens > U64_MAX:
-            raise _ep("reusable decode program token capacity overflows u64")
+            raise invalid_plan("reusable decode program token capacity overflows u64")
         return cls(request_capacity, tokens, query_tokens_per_sequence)
 
     def sort_key(self) -> tuple[int, int, int, int]:
@@ -224,12 +220,12 @@ class PrefillShape:
     TOPOLOGY = "prefill"
 
     def __post_init__(self) -> None:
-        check_uint(self.tokens_processed, 64, "PrefillShape", "tokens_processed")
-        check_uint(self.token_capacity, 64, "PrefillShape", "token_capacity")
-        check_uint(self.total_prompt_tokens, 64, "PrefillShape", "total_prompt_tokens")
+        check_uint(self.tokens_processed, 64, "PrefillShape.tokens_processed")
+        check_uint(self.token_capacity, 64, "PrefillShape.token_capacity")
+        check_uint(self.total_prompt_tokens, 64, "PrefillShape.total_prompt_tokens")
         end = self.tokens_processed + self.token_capacity
         if self.token_capacity == 0 or self.total_prompt_tokens == 0 or end > U64_MAX or end > self.total_prompt_tokens:
-            raise _ep("reusable prefill program shape is empty or exceeds its prompt frontier")
+            raise invalid_plan("reusable prefill program shape is empty or exceeds its prompt frontier")
 
     def sort_key(self) -> tuple[int, int, int, int]:
         return (1, self.tokens_processed, self.token_capacity, self.total_prompt_tokens)
@@ -321,7 +317,7 @@ class ReusableExecutionProgramPolicy:
 
     def __post_init__(self) -> None:
         for name in ("warmup_passes", "capture_passes", "replay_validation_passes"):
-            check_uint(getattr(self, name), 32, "ReusableExecutionProgramPolicy", name)
+            check_uint(getattr(self, name), 32, f"ReusableExecutionProgramPolicy.{name}")
         object.__setattr__(self, "programs", tuple(self.programs))
         self.validate()
 
@@ -364,21 +360,21 @@ class ReusableExecutionProgramPolicy:
             or not self.programs
             or len(self.programs) > MAX_REUSABLE_EXECUTION_PROGRAM_SHAPES
         ):
-            raise _ep("reusable execution program policy has invalid semantics, passes, or shape count")
+            raise invalid_plan("reusable execution program policy has invalid semantics, passes, or shape count")
         keys = [spec.sort_key() for spec in self.programs]
         if any(left >= right for left, right in itertools.pairwise(keys)):
-            raise _ep("reusable execution program shapes are duplicate or non-canonical")
+            raise invalid_plan("reusable execution program shapes are duplicate or non-canonical")
         seen: dict[tuple[int, int, int, int], str] = {}
         for spec in self.programs:
             if seen.setdefault(spec.shape.sort_key(), spec.class_id.value) != spec.class_id.value:
-                raise _ep("reusable execution logical shape is assigned to multiple workspace classes")
+                raise invalid_plan("reusable execution logical shape is assigned to multiple workspace classes")
         present = set(keys)
         for spec in self.programs:
             shape = spec.shape
             if isinstance(shape, PrefillShape) and shape.tokens_processed > 0:
                 prefix = (spec.class_id.value, (1, 0, shape.tokens_processed, shape.total_prompt_tokens))
                 if prefix not in present:
-                    raise _ep("reusable prefill program policy omits a prerequisite prefix shape")
+                    raise invalid_plan("reusable prefill program policy omits a prerequisite prefix shape")
 
     def to_wire(self) -> dict[str, JsonValue]:
         return {
@@ -426,7 +422,7 @@ class ReusableExecutionPolicy:
     program_policy: ReusableExecutionProgramPolicy | None = field(default=None)
 
     def __post_init__(self) -> None:
-        check_uint(self.maximum_reusable_lanes, 32, "ReusableExecutionPolicy", "maximum_reusable_lanes")
+        check_uint(self.maximum_reusable_lanes, 32, "ReusableExecutionPolicy.maximum_reusable_lanes")
         object.__setattr__(self, "buckets", tuple(self.buckets))
         self.validate()
 
@@ -444,7 +440,7 @@ class ReusableExecutionPolicy:
     def validate(self) -> None:
         """Lanes non-zero; 1..=64 buckets; ids derive; programs covered; class chains monotonic."""
         if self.maximum_reusable_lanes == 0 or not self.buckets or len(self.buckets) > MAX_REUSABLE_EXECUTION_BUCKETS:
-            raise _ep("reusable execution policy has an invalid lane or bucket count")
+            raise invalid_plan("reusable execution policy has an invalid lane or bucket count")
         for bucket in self.buckets:
             bucket.validate()
         if self.program_policy is not None:
@@ -454,12 +450,12 @@ class ReusableExecutionPolicy:
                     spec.class_id, spec.shape.request_capacity_value(), spec.shape.token_capacity, 0
                 )
                 if covering is None:
-                    raise _ep("reusable execution program shape has no covering workspace bucket in its class")
+                    raise invalid_plan("reusable execution program shape has no covering workspace bucket in its class")
         for left, right in itertools.pairwise(self.buckets):
             if left.class_id > right.class_id or (
                 left.class_id == right.class_id and not right.capacity.strictly_extends(left.capacity)
             ):
-                raise _ep("reusable execution buckets are not canonical monotonic class chains")
+                raise invalid_plan("reusable execution buckets are not canonical monotonic class chains")
 
     def startup_capture_case_count(self) -> int:
         return len(self.program_policy.programs) if self.program_policy is not None else len(self.buckets)
@@ -505,6 +501,6 @@ class ReusableExecutionPolicy:
         )
         program = obj.optional(
             "program_policy",
-            lambda value, at: ReusableExecutionProgramPolicy.from_wire(value, context=context, path=at),
+            lambda value, ctx, at: ReusableExecutionProgramPolicy.from_wire(value, context=ctx, path=at),
         )
         return decode_with(lambda: cls(lanes, buckets, program), context=context, path=path)

@@ -9,16 +9,14 @@ serde form. ``checkpoint_capacity_policy`` is a provided member returning
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final, Protocol, runtime_checkable
+from typing import Final, Protocol, runtime_checkable
 
 from reference.canonical import JsonValue, fingerprint
+from reference.policy.enums import AttentionExecutionPolicy, ExecutionDeterminismRequirement
+from reference.policy.memory import CheckpointCapacityPolicy
+from reference.policy.reusable import ReusableExecutionPolicy
+from reference.policy.storage import StorageProfile
 from reference.versions import ContractVersion
-
-if TYPE_CHECKING:
-    from reference.policy.enums import AttentionExecutionPolicy, ExecutionDeterminismRequirement
-    from reference.policy.memory import CheckpointCapacityPolicy
-    from reference.policy.reusable import ReusableExecutionPolicy
-    from reference.policy.storage import StorageProfile
 
 __all__ = ["POLICY_FINGERPRINT_CONTEXT", "RuntimePolicy", "canonical_runtime_policy_fingerprint"]
 

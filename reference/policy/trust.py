@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reference.errors import InvalidExecutionPlan
-from reference.policy._ints import check_uint
+from reference.ints import check_uint
 from reference.policy.enums import AttentionExecutionPolicy, ExecutionDeterminismRequirement
 from reference.policy.memory import CheckpointCapacityPolicy
 from reference.policy.reusable import ReusableExecutionPolicy
@@ -84,13 +84,13 @@ def read_policy(policy: RuntimePolicy, *, with_fingerprint: bool = False) -> Pla
         _typed(profile, StorageProfile, "dynamic_storage_profile_order")
     return PlannerPolicyView(
         version=_typed(policy.version(), ContractVersion, "version"),
-        memory_capacity_bytes=check_uint(policy.memory_capacity_bytes(), 64, "RuntimePolicy", "memory_capacity_bytes"),
-        memory_reserve_bytes=check_uint(policy.memory_reserve_bytes(), 64, "RuntimePolicy", "memory_reserve_bytes"),
+        memory_capacity_bytes=check_uint(policy.memory_capacity_bytes(), 64, "RuntimePolicy.memory_capacity_bytes"),
+        memory_reserve_bytes=check_uint(policy.memory_reserve_bytes(), 64, "RuntimePolicy.memory_reserve_bytes"),
         maximum_active_sequences=check_uint(
-            policy.maximum_active_sequences(), 32, "RuntimePolicy", "maximum_active_sequences"
+            policy.maximum_active_sequences(), 32, "RuntimePolicy.maximum_active_sequences"
         ),
         maximum_scheduled_tokens=check_uint(
-            policy.maximum_scheduled_tokens(), 64, "RuntimePolicy", "maximum_scheduled_tokens"
+            policy.maximum_scheduled_tokens(), 64, "RuntimePolicy.maximum_scheduled_tokens"
         ),
         attention_execution=_typed(
             policy.attention_execution_policy(), AttentionExecutionPolicy, "attention_execution_policy"
@@ -126,7 +126,7 @@ def policy_for_resolution(policy: RuntimePolicy) -> PlannerPolicyView:
 
 def check_capacity_gate(view: PlannerPolicyView, device_total_memory_bytes: int) -> PlannerPolicyView:
     """05 §3 step 5: reject unless ``0 < capacity <= device`` and ``reserve < capacity``."""
-    device = check_uint(device_total_memory_bytes, 64, "DeviceDescriptor", "total_memory_bytes")
+    device = check_uint(device_total_memory_bytes, 64, "DeviceDescriptor.total_memory_bytes")
     capacity, reserve = view.memory_capacity_bytes, view.memory_reserve_bytes
     if capacity == 0:
         raise InvalidExecutionPlan(reason="runtime policy memory capacity must be non-zero")

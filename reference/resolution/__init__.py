@@ -6,7 +6,6 @@ raw estimate / trusted ``ProviderResourcePlan``, rejection reasons,
 ``PlanNodeResolution.resolve`` and the seed's reference estimators.
 """
 
-from reference.resolution._arith import align_up
 from reference.resolution.binding import ResolvedValueBinding, validate_resolved_weight_storage
 from reference.resolution.estimate import (
     ESTIMATOR_INPUT_FINGERPRINT_CONTEXT,
@@ -14,13 +13,6 @@ from reference.resolution.estimate import (
     OperationResourceEstimateRequest,
     estimator_input_fingerprint,
     estimator_input_material,
-)
-from reference.resolution.estimators import (
-    CallCounter,
-    EstimateBehavior,
-    ReferenceEstimator,
-    SequentialScratchEstimator,
-    declared_estimate,
 )
 from reference.resolution.formula import (
     MAX_PROVIDER_WORKSPACE_SHAPE_BUCKETS,
@@ -71,6 +63,7 @@ from reference.resolution.workspace import (
     ProviderWorkspaceRequirement,
     ProviderWorkspaceReusePolicy,
     ProviderWorkspaceScope,
+    align_up,
 )
 
 __all__ = [
@@ -84,10 +77,8 @@ __all__ = [
     "BlockedTensorPadding",
     "BoundedShapeBucketsFormula",
     "BufferUsage",
-    "CallCounter",
     "ContiguousLayout",
     "DynamicResourceShapeBucket",
-    "EstimateBehavior",
     "FixedFormula",
     "OperationResourceEstimate",
     "OperationResourceEstimateRequest",
@@ -99,7 +90,6 @@ __all__ = [
     "ProviderWorkspaceReusePolicy",
     "ProviderWorkspaceScope",
     "ProviderWorkspaceSizeFormula",
-    "ReferenceEstimator",
     "ResolvedStorageComponent",
     "ResolvedTensorLayout",
     "ResolvedTensorSpec",
@@ -108,13 +98,11 @@ __all__ = [
     "ResolvedWeightBinding",
     "ResolvedWeightComponentLayout",
     "ResourceWorkShape",
-    "SequentialScratchEstimator",
     "StridedLayout",
     "TokenSpanWork",
     "TokensFormula",
     "WorkShape",
     "align_up",
-    "declared_estimate",
     "estimator_input_fingerprint",
     "estimator_input_material",
     "node_weight_requirements",

@@ -17,6 +17,7 @@ from reference.catalog.storage import ResolvedValueRole
 from reference.catalog.tensor_contract import AliasPolicy, NoAlias, TensorAccess
 from reference.errors import InvalidExecutionPlan
 from reference.ids import ProgramValueId, WeightId
+from reference.ints import fits_uint
 from reference.resolution.storage import ResolvedValueStorage
 from reference.resolution.tensor_spec import ResolvedTensorSpec
 from reference.resolution.usage import BufferUsage
@@ -66,7 +67,7 @@ class ResolvedValueBinding:
     storage: ResolvedValueStorage
 
     def __post_init__(self) -> None:
-        if type(self.ordinal) is not int or not 0 <= self.ordinal <= 0xFFFFFFFF:
+        if not fits_uint(self.ordinal, 32):
             raise InvalidExecutionPlan(reason=f"binding ordinal {self.ordinal!r} is not a u32")
         role, access = self.role, self.access
         if (

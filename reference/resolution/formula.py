@@ -12,13 +12,14 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, ClassVar, Final, Protocol
 
 from reference.canonical import JsonValue
-from reference.errors import InvalidExecutionPlan
-from reference.resolution._arith import add_u64, mul_u64
+from reference.errors import InvalidExecutionPlan, invalid_plan
+from reference.ints import U64_MAX, checked_mul, checked_sum, fits_uint
 from reference.resolution.work import WorkShape
-from reference.wire import U64_MAX, WireObject, decode_with, read_list, read_tagged
+from reference.wire import WireObject, decode_with, read_list, read_tagged
 
 __all__ = [
     "MAX_PROVIDER_WORKSPACE_SHAPE_BUCKETS",
@@ -34,7 +35,6 @@ __all__ = [
 ]
 
 MAX_PROVIDER_WORKSPACE_SHAPE_BUCKETS: Final = 64
-_U32_MAX: Final = 0xFFFFFFFF
 
 
 class ShapeLike(Protocol):
@@ -55,7 +55,7 @@ def _invalid(reason: str) -> InvalidExecutionPlan:
 
 
 def _uint(value: Any, bits: int, name: str) -> int:
-    if type(value) is not int or not 0 <= value < 2**bits:
+    if not fits_uint(value, bits):
         raise _invalid(f"field `{name}` {value!r} is not a u{bits}")
     return value
 
@@ -171,12 +171,6 @@ class ProviderWorkspaceSizeFormula:
             return all(b.maximum_sequences == 1 for b in self.buckets)
         return False
 
-    def bind_runtime_limits(self, maximum_active_sequences: int, maximum_scheduled_tokens: int) -> Any:
-        """The memory planner's ``DynamicResourceDemand`` for the policy ceilings (spec 05)."""
-        from reference.plan.memory.demand import bind_runtime_limits  # owned by the memory-plan layer
-
-        return bind_runtime_limits(self.to_wire(), maximum_active_sequences, maximum_scheduled_tokens)
-
     def payload(self) -> dict[str, JsonValue]:
         raise NotImplementedError
 
@@ -243,7 +237,11 @@ class ActualSequencesFormula(ProviderWorkspaceSizeFormula):
             raise _invalid("bytes_per_sequence must be non-zero")
 
     def _bytes(self, shape: WorkShape) -> int:
-        return mul_u64(self.bytes_per_sequence, shape.sequences, "actual-sequence workspace bytes")
+        return checked_mul(
+            self.bytes_per_sequence,
+            shape.sequences,
+            error=partial(invalid_plan, "actual-sequence workspace bytes overflows u64"),
+        )
 
     def payload(self) -> dict[str, JsonValue]:
         return {"bytes_per_sequence": self.bytes_per_sequence}
@@ -265,7 +263,9 @@ class TokensFormula(ProviderWorkspaceSizeFormula):
             raise _invalid("bytes_per_token must be non-zero")
 
     def _bytes(self, shape: WorkShape) -> int:
-        return mul_u64(self.bytes_per_token, shape.tokens, "token workspace bytes")
+        return checked_mul(
+            self.bytes_per_token, shape.tokens, error=partial(invalid_plan, "token workspace bytes overflows u64")
+        )
 
     def payload(self) -> dict[str, JsonValue]:
         return {"bytes_per_token": self.bytes_per_token}
@@ -292,10 +292,10 @@ class AffineFormula(ProviderWorkspaceSizeFormula):
             raise _invalid("affine coefficients overflow u64")
 
     def _bytes(self, shape: WorkShape) -> int:
-        what = "affine workspace bytes"
-        per_sequence = mul_u64(self.bytes_per_sequence, shape.sequences, what)
-        per_token = mul_u64(self.bytes_per_token, shape.tokens, what)
-        return add_u64(add_u64(self.fixed_bytes, per_sequence, what), per_token, what)
+        overflow = partial(invalid_plan, "affine workspace bytes overflows u64")
+        per_sequence = checked_mul(self.bytes_per_sequence, shape.sequences, error=overflow)
+        per_token = checked_mul(self.bytes_per_token, shape.tokens, error=overflow)
+        return checked_sum((self.fixed_bytes, per_sequence, per_token), error=overflow)
 
     def payload(self) -> dict[str, JsonValue]:
         return {
@@ -328,7 +328,9 @@ class PagesFormula(ProviderWorkspaceSizeFormula):
     def _bytes(self, shape: WorkShape) -> int:
         if shape.pages > self.maximum_pages:
             raise _invalid(f"shape needs {shape.pages} pages, more than {self.maximum_pages}")
-        return mul_u64(self.bytes_per_page, shape.pages, "page workspace bytes")
+        return checked_mul(
+            self.bytes_per_page, shape.pages, error=partial(invalid_plan, "page workspace bytes overflows u64")
+        )
 
     def payload(self) -> dict[str, JsonValue]:
         return {"bytes_per_page": self.bytes_per_page, "maximum_pages": self.maximum_pages}

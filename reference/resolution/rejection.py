@@ -19,6 +19,7 @@ from reference.catalog.compatibility import CompatibilityReason
 from reference.catalog.execution_semantics import ProviderExecutionSemantics
 from reference.errors import InvalidExecutionPlan, Serialization
 from reference.ids import CapabilityId, Identity, QuantizationFormatId, ResourceId, WeightFormatId
+from reference.policy.enums import ExecutionDeterminismRequirement
 from reference.versions import ContractVersion
 from reference.wire import read_list, read_tagged
 
@@ -105,7 +106,6 @@ class PlanProviderRejectReason:
 
 def compatibility_reason_from_wire(raw: Any, *, context: str, path: str) -> CompatibilityReason:
     """Decode one ``ProviderCompatibilityRejectReason``."""
-    from reference.policy.enums import ExecutionDeterminismRequirement  # the policy package imports the catalog
 
     tag, content = read_tagged(raw, COMPATIBILITY_REASON_KINDS, context=context, path=path)
     at = f"{path}.{tag}"

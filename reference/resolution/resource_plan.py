@@ -17,7 +17,7 @@ from reference.canonical import JsonValue, fingerprint, is_canonical_sha256
 from reference.catalog.provider import OperationProviderDescriptor
 from reference.errors import InvalidExecutionPlan
 from reference.ids import NodeId, ProviderId, ResourceId, check_portable_string
-from reference.resolution._arith import is_power_of_two
+from reference.ints import fits_uint, is_power_of_two
 from reference.resolution.estimate import OperationResourceEstimate
 from reference.resolution.workspace import (
     ProviderWorkspaceRequirement,
@@ -25,7 +25,7 @@ from reference.resolution.workspace import (
     ProviderWorkspaceScope,
 )
 from reference.versions import ContractVersion
-from reference.wire import U64_MAX, WireObject, decode_with
+from reference.wire import WireObject, decode_with
 
 __all__ = [
     "ESTIMATE_FINGERPRINT_CONTEXT",
@@ -118,7 +118,7 @@ class ProviderResourcePlan:
         ):
             raise InvalidExecutionPlan(reason="provider resource plan fingerprints must be canonical sha256")
         alignment = self.value_alignment_bytes
-        if type(alignment) is not int or not 0 <= alignment <= U64_MAX or not is_power_of_two(alignment):
+        if not fits_uint(alignment, 64) or not is_power_of_two(alignment):
             raise InvalidExecutionPlan(reason="provider value alignment must be a non-zero power of two")
         invocation, preserve = ProviderWorkspaceScope.INVOCATION, ProviderWorkspaceReusePolicy.PRESERVE
         scratch, binding, persistent = self.scratch, self.binding, self.persistent

@@ -9,20 +9,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from reference.canonical import JsonValue
-from reference.errors import InvalidExecutionPlan
+from reference.errors import InvalidExecutionPlan, invalid_plan
 from reference.ids import ResourceId, WeightId
+from reference.ints import U64_MAX, checked_sum, fits_uint
 from reference.model.element import ElementType
-from reference.resolution._arith import sum_u64
-from reference.wire import U64_MAX, WireObject, decode_with
+from reference.wire import WireObject, decode_with
 
 __all__ = ["ResolvedStorageComponent", "ResolvedValueStorage", "ranges_overlap", "storages_overlap"]
 
 
 def _u64(value: Any, name: str) -> int:
-    if type(value) is not int or not 0 <= value <= U64_MAX:
+    if not fits_uint(value, 64):
         raise InvalidExecutionPlan(reason=f"{name} {value!r} is not a u64")
     return value
 
@@ -138,7 +139,10 @@ class ResolvedValueStorage:
         return tuple(sorted(self.resource_ids()))
 
     def total_physical_bytes(self) -> int:
-        return sum_u64((c.length_bytes for c in self.components), "resolved storage byte count")
+        return checked_sum(
+            (c.length_bytes for c in self.components),
+            error=partial(invalid_plan, "resolved storage byte count overflows u64"),
+        )
 
     def overlaps(self, other: ResolvedValueStorage) -> bool:
         return storages_overlap(self, other)

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Final
 
 from reference.canonical import JsonValue, fingerprint
-from reference.errors import InvalidExecutionPlan
+from reference.errors import InvalidExecutionPlan, invalid_plan
+from reference.ints import checked_add, checked_mul, checked_product, fits_uint
 from reference.model.element import ElementType
 from reference.model.tensor import (
     BlockedLayout,
@@ -25,7 +27,6 @@ from reference.model.tensor import (
     decode_tensor_layout,
     validate_resolved_tensor,
 )
-from reference.resolution._arith import add_u64, mul_u64, product_u64
 from reference.wire import WireObject, decode_with, read_uint
 
 __all__ = [
@@ -60,7 +61,7 @@ class ResolvedTensorSpec:
     ) -> None:
         dims = tuple(dimensions)
         for extent in dims:
-            if type(extent) is not int or not 0 <= extent < 2**64:
+            if not fits_uint(extent, 64):
                 raise InvalidExecutionPlan(reason=f"tensor dimension {extent!r} is not a u64")
         if not isinstance(element_type, ElementType):
             raise TypeError(f"element_type must be an ElementType, got {element_type!r}")
@@ -89,15 +90,17 @@ class ResolvedTensorSpec:
         """Bytes the layout spans: dense product, padded block grid, or the strided extent (checked)."""
         size = self.element_type.size_bytes
         layout = self.layout
-        what = "resolved tensor storage size"
+        overflow = partial(invalid_plan, "resolved tensor storage size overflows u64")
         if isinstance(layout, StridedLayout):
             total = size
             for extent, stride in zip(self.dimensions, layout.byte_strides, strict=True):
-                total = add_u64(total, mul_u64(extent - 1, stride, what), what)
+                total = checked_add(total, checked_mul(extent - 1, stride, error=overflow), error=overflow)
             return total
         if isinstance(layout, BlockedLayout) and layout.padding.physical_dimensions is not None:
-            return mul_u64(product_u64(layout.padding.physical_dimensions, what), size, what)
-        return mul_u64(product_u64(self.dimensions, what), size, what)
+            return checked_mul(
+                checked_product(layout.padding.physical_dimensions, error=overflow), size, error=overflow
+            )
+        return checked_mul(checked_product(self.dimensions, error=overflow), size, error=overflow)
 
     def layout_fingerprint(self) -> str:
         return tensor_layout_fingerprint(self.layout)

@@ -19,6 +19,7 @@ from reference.canonical import JsonValue
 from reference.errors import InvalidExecutionPlan, VNextError
 from reference.ids import QuantizationFormatId, WeightFormatId, WeightId, WeightLayoutId
 from reference.model.element import ElementType
+from reference.model.layout_traversal import layout_budget_failure, physical_component_id_set
 from reference.model.weight_encoding import (
     WeightComponentRole,
     WeightComponentSpec,
@@ -27,12 +28,7 @@ from reference.model.weight_encoding import (
     dense_element_type,
     quantization_format_id,
 )
-from reference.model.weight_layout import (
-    PhysicalWeightLayout,
-    decode_physical_layout,
-    layout_budget_failure,
-    physical_component_id_set,
-)
+from reference.model.weight_layout import PhysicalWeightLayout, decode_physical_layout
 from reference.model.weight_schema import WeightSchema, WeightTensorSpec
 from reference.versions import ContractVersion
 from reference.wire import WireObject, decode_with, read_enum, read_uint

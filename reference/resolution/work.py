@@ -10,11 +10,12 @@ import hashlib
 import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Final, NamedTuple
 
 from reference.canonical import JsonValue, direct_bytes
-from reference.errors import InvalidExecutionPlan
-from reference.resolution._arith import sum_u64
+from reference.errors import InvalidExecutionPlan, invalid_plan
+from reference.ints import U32_MAX, checked_sum, fits_uint
 
 __all__ = [
     "RESOURCE_WORK_SHAPE_DOMAIN",
@@ -27,7 +28,6 @@ __all__ = [
 
 TOKEN_SPAN_WORK_DOMAIN: Final = b"ferrum.runtime-vnext.token-span-work.v1\x00"
 RESOURCE_WORK_SHAPE_DOMAIN: Final = "ferrum.runtime-vnext.resource-work-shape.v1"
-_U32_MAX: Final = 0xFFFFFFFF
 
 
 class WorkShape(NamedTuple):
@@ -56,7 +56,7 @@ class TokenSpanWork:
             raise InvalidExecutionPlan(reason="token span work range is empty")
         if end > len(tokens):
             raise InvalidExecutionPlan(reason="token span work range exceeds the input")
-        if any(type(t) is not int or not 0 <= t <= _U32_MAX for t in tokens):
+        if not all(fits_uint(t, 32) for t in tokens):
             raise InvalidExecutionPlan(reason="token ids must be u32")
         digest = hashlib.sha256(TOKEN_SPAN_WORK_DOMAIN)
         digest.update(struct.pack("<QQQ", len(tokens), start, end))
@@ -102,10 +102,14 @@ class ResourceWorkShape:
         items = tuple(spans)
         if not items:
             raise InvalidExecutionPlan(reason="resource work shape needs at least one token span")
-        if len(items) > _U32_MAX:
+        if len(items) > U32_MAX:
             raise InvalidExecutionPlan(reason="resource work shape has too many token spans")
-        immediate = sum_u64((s.immediate_tokens for s in items), "immediate token count")
-        fit = sum_u64((s.full_input_tokens for s in items), "fit token count")
+        immediate = checked_sum(
+            (s.immediate_tokens for s in items), error=partial(invalid_plan, "immediate token count overflows u64")
+        )
+        fit = checked_sum(
+            (s.full_input_tokens for s in items), error=partial(invalid_plan, "fit token count overflows u64")
+        )
         material: JsonValue = {
             "domain": RESOURCE_WORK_SHAPE_DOMAIN,
             "token_spans": [s.to_wire() for s in items],

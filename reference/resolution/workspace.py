@@ -9,20 +9,28 @@ policies add no rule at this level (decision D-04R-3); the estimate slots do.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from reference.canonical import JsonValue
 from reference.catalog._common import OrderedEnum
 from reference.catalog.storage import DynamicStorageRequirement
-from reference.errors import InvalidExecutionPlan
-from reference.resolution._arith import align_up, is_power_of_two
+from reference.errors import InvalidExecutionPlan, invalid_plan
+from reference.ints import checked_align_up, fits_uint, is_power_of_two
 from reference.resolution.formula import ProviderWorkspaceSizeFormula
 from reference.resolution.work import ResourceWorkShape, WorkShape
-from reference.wire import U64_MAX, WireObject, decode_with
+from reference.wire import WireObject, decode_with
 
-__all__ = ["ProviderWorkspaceRequirement", "ProviderWorkspaceReusePolicy", "ProviderWorkspaceScope"]
+__all__ = ["ProviderWorkspaceRequirement", "ProviderWorkspaceReusePolicy", "ProviderWorkspaceScope", "align_up"]
 
 _UNIT_SHAPE = WorkShape(1, 1, 1)
+
+
+def align_up(value: int, alignment: int) -> int:
+    """``value`` rounded up to a non-zero power-of-two ``alignment`` (checked u64), else ``InvalidExecutionPlan``."""
+    if not is_power_of_two(alignment):
+        raise invalid_plan(f"alignment {alignment} is not a non-zero power of two")
+    return checked_align_up(value, alignment, error=partial(invalid_plan, "aligned byte count overflows u64"))
 
 
 class ProviderWorkspaceScope(OrderedEnum):
@@ -82,7 +90,7 @@ class ProviderWorkspaceRequirement:
     def validate(self) -> None:
         """The ``from_formula`` checks, in order."""
         self.size_formula.validate()
-        if type(self.alignment_bytes) is not int or not 0 <= self.alignment_bytes <= U64_MAX:
+        if not fits_uint(self.alignment_bytes, 64):
             raise InvalidExecutionPlan(reason=f"workspace alignment {self.alignment_bytes!r} is not a u64")
         if not is_power_of_two(self.alignment_bytes):
             raise InvalidExecutionPlan(reason="workspace alignment must be a non-zero power of two")

@@ -11,7 +11,6 @@
 
 from reference.runtime.device import REFERENCE_ERROR_CODE, ReferenceDeviceRuntime, ReferenceFence, ReferenceStream
 from reference.runtime.errors import DefinitelyNotSubmitted, DeviceRuntimeError, FenceIndeterminate
-from reference.runtime.execute import ScenarioPlan, execute_scenario, oracle_outputs, scenario_plan
 from reference.runtime.executor import OUT_OF_PLAN_PROBES, ExecutionOutcome, PlanExecutor, execute_plan
 from reference.runtime.ledger import LedgerReport, RuntimeLedger
 from reference.runtime.permits import DeviceAllocationPermit, PlanAllocationAuthority
@@ -47,10 +46,6 @@ __all__ = [
     "ReferenceFence",
     "ReferenceStream",
     "RuntimeLedger",
-    "ScenarioPlan",
     "StreamState",
     "execute_plan",
-    "execute_scenario",
-    "oracle_outputs",
-    "scenario_plan",
 ]

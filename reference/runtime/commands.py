@@ -9,13 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from reference.runtime.buffer import ReferenceBuffer
+from reference.runtime.oracle import KernelLaunch
 from reference.runtime.types import CopyRegion, DeviceCommandPhase, DeviceTimingMode
-
-if TYPE_CHECKING:
-    from reference.runtime.buffer import ReferenceBuffer
-    from reference.runtime.oracle import KernelLaunch
 
 __all__ = [
     "CopyCommand",

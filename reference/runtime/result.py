@@ -10,7 +10,6 @@ Wire (``schemas/runtime/execute_result.json``)::
 from __future__ import annotations
 
 import base64
-import binascii
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -18,26 +17,13 @@ from typing import Any, Final
 from reference.canonical import JsonValue, is_canonical_sha256
 from reference.errors import Serialization
 from reference.runtime.ledger import LedgerReport
-from reference.wire import WireObject
+from reference.wire import WireObject, read_base64
 
-__all__ = ["EXECUTE_RESULT_CONTEXT", "MAX_REPLAYS", "ExecuteResult", "b64_exact"]
+__all__ = ["EXECUTE_RESULT_CONTEXT", "MAX_REPLAYS", "ExecuteResult"]
 
 EXECUTE_RESULT_CONTEXT: Final = "decode execute result"
 #: ``execute`` runs 1..=MAX_REPLAYS replays.
 MAX_REPLAYS: Final = 64
-
-
-def b64_exact(text: Any, *, context: str, path: str) -> bytes:
-    """Canonical standard padded base64, else ``Serialization``."""
-    if not isinstance(text, str):
-        raise Serialization(context, f"{path}: expected a base64 string")
-    try:
-        data = base64.b64decode(text.encode("ascii"), validate=True)
-    except (binascii.Error, UnicodeEncodeError):
-        raise Serialization(context, f"{path}: invalid base64") from None
-    if base64.b64encode(data).decode("ascii") != text:
-        raise Serialization(context, f"{path}: base64 is not canonical")
-    return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +50,7 @@ class ExecuteResult:
         if not isinstance(outputs_raw, dict):
             raise Serialization(context, f"{path}.outputs: expected a JSON object")
         outputs = {
-            str(k): b64_exact(v, context=context, path=f"{path}.outputs.{k}") for k, v in sorted(outputs_raw.items())
+            str(k): read_base64(v, context=context, path=f"{path}.outputs.{k}") for k, v in sorted(outputs_raw.items())
         }
         digests = obj.array("replay_digests")
         if not 1 <= len(digests) <= MAX_REPLAYS or not all(is_canonical_sha256(d) for d in digests):

@@ -11,12 +11,12 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
-from reference.canonical import U64_MAX, JsonValue
+from reference.canonical import JsonValue
 from reference.catalog._common import OrderedEnum
 from reference.catalog.element_type import element_type_from_wire
 from reference.errors import InvalidExecutionPlan
 from reference.ids import ResourceId
-from reference.model.arith import rust_trim
+from reference.ints import U64_MAX, fits_uint, rust_trim
 from reference.model.element import ElementType
 from reference.plan.memory.allocation import BufferRequest
 from reference.resolution.usage import BufferUsage
@@ -43,7 +43,7 @@ _CODE: Final = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 
 def _u64(value: Any, name: str) -> int:
-    if type(value) is not int or not 0 <= value <= U64_MAX:
+    if not fits_uint(value, 64):
         raise InvalidExecutionPlan(reason=f"{name} must be a u64, got {value!r}")
     return value
 

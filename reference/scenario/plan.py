@@ -17,10 +17,11 @@ from typing import Any
 from reference.catalog.catalog import CapabilityCatalog
 from reference.ids import ProgramValueId
 from reference.model.prepared import PreparedModelFamily
+from reference.plan.build import build_execution_plan
 from reference.plan.decode import decode_untrusted
 from reference.plan.execution_plan import ExecutionPlan
 from reference.plan.request import CompletionRetentionSpec
-from reference.plan.revalidate import rebuild, revalidate
+from reference.plan.revalidate import revalidate
 from reference.policy.runtime_policy import RuntimePolicy
 from reference.resolution.node_resolution import PlanNodeResolution
 from reference.scenario.document import SCENARIO_CONTEXT, ScenarioDocument
@@ -43,8 +44,8 @@ class ScenarioTrustedInputs:
     execution_weights: TrustedExecutionWeightPlan
 
     def build(self) -> ExecutionPlan:
-        """``PlanBuildRequest`` with the retention and the trusted weights, then ``ExecutionPlan.build``."""
-        return rebuild(
+        """``build_execution_plan`` with the retention and the trusted weights."""
+        return build_execution_plan(
             self.family,
             self.catalog,
             self.policy,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from reference.catalog.catalog import CapabilityCatalog
-from reference.catalog.documents import RegistryDocument
+from reference.documents.registry import RegistryDocument
 from reference.ids import CapabilityId, NodeId, ProviderId
 from reference.model.prepared import PreparedModelFamily
 from reference.policy.runtime_policy import RuntimePolicy
@@ -46,7 +46,7 @@ def scenario_resolutions(
             _identity(CapabilityId, item, f"{path}.required_capabilities[{i}]")
             for i, item in enumerate(obj.array("required_capabilities"))
         ]
-        preferred = obj.optional("preferred_provider", lambda value, at: _identity(ProviderId, value, at))
+        preferred = obj.optional("preferred_provider", lambda value, _ctx, at: _identity(ProviderId, value, at))
         resolved.append(
             PlanNodeResolution.resolve(
                 family,

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from reference.catalog.catalog import CapabilityCatalog
-from reference.catalog.documents import catalog_from_document
+from reference.documents.catalog import catalog_from_document
+from reference.documents.family import DeclarativeFamily
+from reference.documents.policy import policy_from_document
+from reference.documents.weights import WeightSelectionDocument
 from reference.errors import Serialization
 from reference.ids import NumericalProfileId, NumericalProfileIdError
-from reference.model.declarative import DeclarativeFamily
 from reference.model.prepared import PreparedModelFamily
 from reference.model.registration import TypedFamilyRegistration
-from reference.policy.document import policy_from_document
 from reference.policy.runtime_policy import RuntimePolicy
 from reference.scenario.document import SCENARIO_CONTEXT, ScenarioDocument
-from reference.weights.document import WeightSelectionDocument
 from reference.weights.trusted import TrustedExecutionWeightPlan
 
 __all__ = ["scenario_catalog", "scenario_family", "scenario_policy", "scenario_weights"]

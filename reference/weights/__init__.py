@@ -1,6 +1,6 @@
 """Weight materializers and the execution weight plan (05 §10, seed 002).
 
-* ``payload`` / ``sources``: validated component bytes and reference weight sources.
+* ``payload`` / ``sources``: validated component bytes and the in-memory weight source.
 * ``component_sources``: execution-component -> ordered source-component maps.
 * ``plan``: ``ExecutionWeightPlan`` (wire value + validation).
 * ``materializer``: the ``WeightMaterializer`` protocol and the identity materializer.
@@ -25,23 +25,11 @@ from reference.weights.component_sources import (
     component_sources_to_wire,
     identity_component_sources,
 )
-from reference.weights.document import (
-    DeclaredWeightMaterializer,
-    MaterializeFault,
-    MaterializeRule,
-    SchemaEdit,
-    WeightMaterializerDocument,
-    WeightMaterializerRegistryDocument,
-    WeightSelection,
-    WeightSelectionDocument,
-    apply_schema_edits,
-    weight_plan_selection,
-)
 from reference.weights.materializer import IdentityWeightMaterializer, WeightMaterializer
 from reference.weights.payload import WeightBytes, WeightComponentPayload, WeightComponentSource
 from reference.weights.plan import ExecutionWeightPlan
 from reference.weights.registry import MAX_NON_IDENTITY_WEIGHT_MATERIALIZERS, WeightMaterializerRegistry
-from reference.weights.sources import InMemoryWeightSource, RecordingWeightSource, ZeroWeightSource
+from reference.weights.sources import InMemoryWeightSource
 from reference.weights.trusted import TrustedExecutionWeightPlan
 
 __all__ = [
@@ -49,14 +37,9 @@ __all__ = [
     "MAX_NON_IDENTITY_WEIGHT_MATERIALIZERS",
     "MAX_WEIGHT_MATERIALIZERS",
     "ComponentSources",
-    "DeclaredWeightMaterializer",
     "ExecutionWeightPlan",
     "IdentityWeightMaterializer",
     "InMemoryWeightSource",
-    "MaterializeFault",
-    "MaterializeRule",
-    "RecordingWeightSource",
-    "SchemaEdit",
     "TrustedExecutionWeightPlan",
     "WeightBytes",
     "WeightComponentPayload",
@@ -64,15 +47,8 @@ __all__ = [
     "WeightMaterializationFidelity",
     "WeightMaterializer",
     "WeightMaterializerDescriptor",
-    "WeightMaterializerDocument",
     "WeightMaterializerRegistry",
-    "WeightMaterializerRegistryDocument",
-    "WeightSelection",
-    "WeightSelectionDocument",
-    "ZeroWeightSource",
-    "apply_schema_edits",
     "component_sources_from_wire",
     "component_sources_to_wire",
     "identity_component_sources",
-    "weight_plan_selection",
 ]

@@ -1,18 +1,14 @@
-"""Reference ``WeightComponentSource`` implementations backed by host bytes or numpy arrays.
+"""``InMemoryWeightSource``: a ``WeightComponentSource`` backed by host bytes or numpy arrays.
 
-* ``InMemoryWeightSource``: component id -> buffer (bytes or C-contiguous numpy
-  array), lent to payloads without a copy; each external name is read from the
-  component's source file(s).
-* ``ZeroWeightSource``: zero bytes for any component with one external name
-  (the seed's ``ZeroWeightSource``).
-* ``RecordingWeightSource``: wraps another source, records requested ids in
-  order and optionally refuses ids outside an allow-list (the seed's strict source).
+Component id -> buffer (bytes or a C-contiguous numpy array), lent to payloads
+without a copy; each external name is read from the component's source file(s).
+``host_length`` is a component's byte size as a host length.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -20,9 +16,9 @@ import numpy as np
 from reference.errors import InvalidExecutionPlan
 from reference.ids import WeightId
 from reference.model.weight_encoding import WeightComponentSpec
-from reference.weights.payload import WeightBytes, WeightComponentPayload, WeightComponentSource
+from reference.weights.payload import WeightBytes, WeightComponentPayload
 
-__all__ = ["DEFAULT_SOURCE_FILE", "InMemoryWeightSource", "RecordingWeightSource", "ZeroWeightSource", "host_length"]
+__all__ = ["DEFAULT_SOURCE_FILE", "InMemoryWeightSource", "host_length"]
 
 DEFAULT_SOURCE_FILE = "model.safetensors"
 
@@ -77,34 +73,3 @@ class InMemoryWeightSource:
             component.physical_element_type(),
             buffer,
         )
-
-
-class ZeroWeightSource:
-    """Zero-filled bytes from ``model.safetensors`` under the component's first external name."""
-
-    def component(self, component: WeightComponentSpec) -> WeightComponentPayload:
-        if not component.external_names:
-            raise InvalidExecutionPlan(reason=f"test weight component `{component.id}` has no external name")
-        return WeightComponentPayload.new(
-            component,
-            component.external_names[0],
-            DEFAULT_SOURCE_FILE,
-            component.dimensions,
-            component.physical_element_type(),
-            bytes(host_length(component)),
-        )
-
-
-class RecordingWeightSource:
-    """Records every requested component id; refuses ids outside ``allowed`` when it is given."""
-
-    def __init__(self, inner: WeightComponentSource, allowed: Iterable[WeightId | str] | None = None) -> None:
-        self._inner = inner
-        self._allowed = None if allowed is None else frozenset(_id(a) for a in allowed)
-        self.requested: list[WeightId] = []
-
-    def component(self, component: WeightComponentSpec) -> WeightComponentPayload:
-        if self._allowed is not None and component.id not in self._allowed:
-            raise InvalidExecutionPlan(reason=f"strict source rejects derived execution component `{component.id}`")
-        self.requested.append(component.id)
-        return self._inner.component(component)

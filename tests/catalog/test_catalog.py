@@ -20,7 +20,9 @@ from reference.catalog import (
     WeightMaterializerDescriptor,
 )
 from reference.errors import Serialization
-from reference.fixtures.catalogs import (
+from reference.ids import CapabilityId, DeviceId, NodeId, OperationId, ProviderId, WeightMaterializerId
+from reference.versions import ContractVersion
+from seeds.catalogs import (
     COMPUTE,
     catalog,
     catalog_from_operations,
@@ -32,8 +34,6 @@ from reference.fixtures.catalogs import (
     seed_device,
     sha,
 )
-from reference.ids import CapabilityId, DeviceId, NodeId, OperationId, ProviderId, WeightMaterializerId
-from reference.versions import ContractVersion
 
 from .helpers import raises_kind, replace_op, replace_provider
 

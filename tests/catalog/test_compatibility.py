@@ -17,14 +17,10 @@ from reference.catalog import (
     ProviderRejection,
 )
 from reference.errors import Serialization
-from reference.fixtures.catalogs import (
-    catalog,
-    catalog_with_memory_and_execution_semantics,
-    catalog_with_secondary_provider,
-)
 from reference.ids import CapabilityId, DeviceId, NodeId, OperationId, ProviderId, QuantizationFormatId, WeightFormatId
 from reference.policy.enums import ExecutionDeterminismRequirement as Det
 from reference.versions import ContractVersion
+from seeds.catalogs import catalog, catalog_with_memory_and_execution_semantics, catalog_with_secondary_provider
 
 from .helpers import raises_kind, replace_provider
 

@@ -9,47 +9,49 @@ import pytest
 from jsonschema import ValidationError
 
 import schemas
-from reference.catalog import ESTIMATE_BEHAVIORS, CapabilityCatalog, NoAlias, RegistryDocument
+from reference.catalog import NoAlias
+from reference.documents.catalog import catalog_from_document, catalog_to_document
+from reference.documents.registry import ESTIMATE_BEHAVIORS, RegistryDocument
 from reference.errors import Serialization
-from reference.fixtures.catalogs import catalog, catalog_with_secondary_provider, graph_catalog, planning_document
+from seeds.catalogs import catalog, catalog_with_secondary_provider, graph_catalog, planning_document
 
 from .helpers import raises_kind
 
 
 def test_catalog_document_round_trip() -> None:
     for value in (catalog(), catalog_with_secondary_provider(), graph_catalog(NoAlias())):
-        doc = value.to_document()
+        doc = catalog_to_document(value)
         schemas.validate("catalog/catalog_document.json", doc)
-        assert CapabilityCatalog.from_document(doc) == value
+        assert catalog_from_document(doc) == value
         del doc["weight_materializers"]
-        assert CapabilityCatalog.from_document(doc).fingerprint() == value.fingerprint()
+        assert catalog_from_document(doc).fingerprint() == value.fingerprint()
 
 
 def test_document_keeps_contract_error_kinds() -> None:
-    doc = catalog().to_document()
+    doc = catalog_to_document(catalog())
     dup = {**doc, "operations": doc["operations"] * 2}
-    raises_kind("invalid_execution_plan", lambda: CapabilityCatalog.from_document(dup))
+    raises_kind("invalid_execution_plan", lambda: catalog_from_document(dup))
     with pytest.raises(ValidationError):
         schemas.validate("catalog/catalog_document.json", {**doc, "engine_providers": []})
     bad = copy.deepcopy(doc)
     bad["providers"]["operation.main"][0]["device_id"] = "device.other"
-    raises_kind("unsupported_operation", lambda: CapabilityCatalog.from_document(bad))
+    raises_kind("unsupported_operation", lambda: catalog_from_document(bad))
     with pytest.raises(Serialization):
-        CapabilityCatalog.from_document({**doc, "extra": 1})
+        catalog_from_document({**doc, "extra": 1})
 
 
 def test_hostile_documents_rejected_quickly() -> None:
-    doc = catalog().to_document()
+    doc = catalog_to_document(catalog())
     op = doc["operations"][0]
     many = {**doc, "operations": [{**op, "id": f"operation.h{i:05d}"} for i in range(4097)]}
     many["providers"] = {o["id"]: doc["providers"]["operation.main"] for o in many["operations"]}
     start = time.perf_counter()
-    raises_kind("invalid_execution_plan", lambda: CapabilityCatalog.from_document(many))
+    raises_kind("invalid_execution_plan", lambda: catalog_from_document(many))
     assert time.perf_counter() - start < 10
     overflow = copy.deepcopy(doc)
     overflow["device"]["total_memory_bytes"] = 2**64
     with pytest.raises(Serialization):
-        CapabilityCatalog.from_document(overflow)
+        catalog_from_document(overflow)
     with pytest.raises(ValidationError):
         schemas.validate("catalog/catalog_document.json", overflow)
 

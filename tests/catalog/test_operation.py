@@ -27,9 +27,9 @@ from reference.catalog import (
     TensorAccess,
 )
 from reference.errors import Serialization
-from reference.fixtures.catalogs import operation
 from reference.ids import AttributeId, CapabilityId, OperationId
 from reference.versions import ContractVersion
+from seeds.catalogs import operation
 
 from .helpers import contract, raises_kind, replace_op
 

@@ -20,9 +20,9 @@ from reference.catalog import (
     ResolvedValueRole,
 )
 from reference.errors import Serialization
-from reference.fixtures.catalogs import catalog, paged_storage_requirement, seed_device, sha
 from reference.ids import CapabilityId, DeviceId, ProviderId
 from reference.versions import ContractVersion
+from seeds.catalogs import catalog, paged_storage_requirement, seed_device, sha
 
 from .helpers import raises_kind, replace_provider
 

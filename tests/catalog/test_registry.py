@@ -2,24 +2,11 @@
 
 from __future__ import annotations
 
-from reference.catalog import (
-    DeclaredEstimator,
-    DeclaredOperationContract,
-    EstimatorSpec,
-    OperationContract,
-    OperationResourceEstimator,
-    OperationRuntimeRegistry,
-    PlanningAuthority,
-)
-from reference.fixtures.catalogs import (
-    catalog,
-    catalog_with_secondary_provider,
-    operation,
-    planning_document,
-    seed_device,
-)
+from reference.catalog import OperationContract, OperationResourceEstimator, OperationRuntimeRegistry, PlanningAuthority
+from reference.documents.registry import DeclaredEstimator, DeclaredOperationContract, EstimatorSpec
 from reference.ids import OperationId, ProviderId
 from reference.versions import ContractVersion
+from seeds.catalogs import catalog, catalog_with_secondary_provider, operation, planning_document, seed_device
 
 from .helpers import raises_kind, replace_op, replace_provider
 

@@ -12,7 +12,8 @@ from reference.catalog import (
     ResolvedValueRole,
     WeightMaterializerDescriptor,
 )
-from reference.fixtures.catalogs import (
+from reference.documents.catalog import catalog_to_document
+from seeds.catalogs import (
     catalog,
     catalog_with_memory,
     catalog_with_memory_and_execution_semantics,
@@ -88,7 +89,7 @@ def test_seed_catalogs_build_and_validate_against_schema() -> None:
     ]
     for value in built:
         schemas.validate("catalog/capability_catalog.json", value.to_wire())
-        schemas.validate("catalog/catalog_document.json", value.to_document())
+        schemas.validate("catalog/catalog_document.json", catalog_to_document(value))
     assert len({value.fingerprint() for value in built}) == len(built)
 
 

@@ -24,9 +24,10 @@ from reference.catalog import (
     TensorAccess,
     TensorContract,
 )
-from reference.catalog._common import is_blank, rust_trim
+from reference.catalog._common import is_blank
 from reference.catalog.element_type import element_types_from_wire, element_types_to_wire
 from reference.errors import Serialization
+from reference.ints import rust_trim
 
 from .helpers import raises_kind
 

@@ -21,7 +21,7 @@ CTX = "decode test"
 def test_wire_object_requires_every_field_and_rejects_unknown() -> None:
     obj = WireObject({"a": 1, "b": None}, ("a", "b"), type_name="T", context=CTX)
     assert obj.u64("a") == 1
-    assert obj.optional("b", lambda raw, path: raw) is None
+    assert obj.optional("b", lambda raw, context, path: raw) is None
     with pytest.raises(Serialization, match="missing field `b`"):
         WireObject({"a": 1}, ("a", "b"), type_name="T", context=CTX)  # omitted Option key
     with pytest.raises(Serialization, match="unknown field `c`"):
@@ -29,6 +29,20 @@ def test_wire_object_requires_every_field_and_rejects_unknown() -> None:
     assert WireObject({"a": 1, "c": 3}, ("a",), type_name="T", context=CTX, lenient=True).u16("a") == 1
     with pytest.raises(Serialization):
         WireObject([1], ("a",), type_name="T", context=CTX)
+
+
+def test_wire_object_optional_keys_may_be_absent() -> None:
+    obj = WireObject({"a": [1, 2], "o": None}, ("a",), ("o", "p"), type_name="T", context=CTX)
+    assert obj.uints("a", 8) == (1, 2)
+    assert "o" in obj and not obj.has("o") and "p" not in obj and obj.get("p") is None
+    assert obj.optional("p", lambda raw, context, path: raw) is None
+    assert obj.items("a", lambda raw, context, path: (raw, path)) == ((1, "$.a[0]"), (2, "$.a[1]"))
+    with pytest.raises(Serialization, match="unknown field `q`"):
+        WireObject({"a": [], "q": 1}, ("a",), ("o",), type_name="T", context=CTX)
+    with pytest.raises(Serialization, match="missing field `a`"):
+        WireObject({"o": 1}, ("a",), ("o",), type_name="T", context=CTX)
+    with pytest.raises(Serialization, match=r"\$\.a\[1\]"):
+        obj.uints("a", 1)
 
 
 @pytest.mark.parametrize(("raw", "bits"), [(True, 64), (1.0, 64), (-1, 64), (2**64, 64), (65536, 16), ("1", 32)])

@@ -116,7 +116,7 @@ def test_faults_during_calls_are_reported_and_the_run_goes_on(
 @pytest.mark.parametrize(
     ("mode", "fault"), [(("exit-at-handshake",), "handshake_failed"), (("wrong-protocol",), "protocol_mismatch")]
 )
-def test_a_backend_that_cannot_connect_fails_every_case_and_still_writes_both_reports(
+def test_a_backend_that_cannot_connect_stops_the_run_and_still_writes_both_reports(
     tmp_path: Path, mode: tuple[str, ...], fault: str
 ) -> None:
     code, records, root, out = run(tmp_path, fake_spec(*mode), "--only", "describe")
@@ -124,8 +124,11 @@ def test_a_backend_that_cannot_connect_fails_every_case_and_still_writes_both_re
     assert records[0]["backend"]["error"]["kind"] == fault
     assert records[0]["backend"]["description"] is None
     results = outcomes(records)
-    assert results and set(results.values()) == {"error"}
-    assert records[-1]["complete"] is True
+    assert set(results.values()) <= {"error"}  # at most the case that was running when the run stopped
+    for record in cases(records).values():
+        assert {f["kind"] for f in record["faults"]} <= {fault, "unavailable"} and record["faults"]
+    assert records[-1]["complete"] is False and records[-1]["stopped"]["kind"] == "unavailable"
+    assert records[-1]["backend_faults"].get(fault) == 1
     assert junit_properties(root)["vnext.backend.error"]
 
 
@@ -195,10 +198,14 @@ def test_a_justified_xfail_keeps_the_run_green(tmp_path: Path) -> None:
         str(manifest),
         "--expectations-today",
         "2025-06-01",
+        "--require",
+        "describe",
     )
     assert code == 0, out
     assert records[-1]["totals"]["xfailed"] == 1
-    code2, _, _, out2 = run(tmp_path / "again", f"{FAKE}:make_wrong_limits", "--only", "describe")
+    code2, _, _, out2 = run(
+        tmp_path / "again", f"{FAKE}:make_wrong_limits", "--only", "describe", "--require", "describe"
+    )
     assert code2 == 1, out2
 
 

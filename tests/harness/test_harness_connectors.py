@@ -105,7 +105,7 @@ def test_in_process_and_exec_agree_on_describe(exec_fake: Client, exec_reference
 
 
 def _seed_params(operation: str) -> dict[str, Any]:
-    from reference.fixtures.scenarios import plan_fixture_scenario
+    from seeds.scenarios import plan_fixture_scenario
 
     scenario = plan_fixture_scenario(0)
     wire = api.build_plan(scenario) if operation == "revalidate" else b""

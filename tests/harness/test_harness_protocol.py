@@ -29,7 +29,7 @@ from harness.protocol.server import Server, serve_stream
 from harness.protocol.validation import SchemaCheck
 from reference import api
 from reference.canonical import sha256_hex
-from reference.runtime.result import b64_exact
+from reference.wire import read_base64
 
 from .fake_backends import FullFake, make_describe_only
 from .helpers import ROOT
@@ -80,7 +80,11 @@ def test_each_operation_is_declared_once_with_its_schema() -> None:
 
 
 def test_levels_are_cumulative() -> None:
-    assert [op for op, d in OPERATIONS.items() if d.level is Level.PLANNING] == ["describe", "build_plan", "revalidate"]
+    assert [op for op, d in OPERATIONS.items() if d.level is Level.DESCRIBE] == ["describe"]
+    assert [op for op, d in OPERATIONS.items() if d.level is Level.PLANNING] == ["build_plan", "revalidate"]
+    assert Level.PLANNING.operations() == ("describe", "build_plan", "revalidate")
+    assert Level.reached(["describe"]) is Level.DESCRIBE and Level.reached([]) is None
+    assert Level.reached(list(OPERATIONS)) is Level.RUNTIME
     assert OPERATIONS["execute"].level is Level.RUNTIME
     assert [op for op, d in OPERATIONS.items() if d.mandatory] == ["describe"]
 
@@ -92,7 +96,9 @@ def test_operation_names_appear_only_in_their_declaration_and_reference_implemen
     offenders = []
     for path in sorted((ROOT / "harness").rglob("*.py")):
         relative = path.relative_to(ROOT).as_posix()
-        if relative in ("harness/protocol/operations.py", "harness/options.py") or relative.startswith("harness/cli/"):
+        if relative in ("harness/protocol/operations.py", "harness/options.py") or relative.startswith(
+            ("harness/cli/", "harness/examples/")
+        ):
             continue
         text = path.read_text(encoding="utf-8")
         for name in OPERATIONS:
@@ -108,7 +114,7 @@ def test_operation_names_appear_only_in_their_declaration_and_reference_implemen
 
 @given(st.binary(max_size=300))
 def test_base64_roundtrip_is_exact(data: bytes) -> None:
-    assert b64_exact(b64encode(data), context="c", path="x") == data
+    assert read_base64(b64encode(data), context="c", path="x") == data
 
 
 @pytest.mark.parametrize("text", ["A", "AB=", "AB==A", "ABC*", "AB\n==", "QQ", "QR==", 5, None, "Zg==\n"])

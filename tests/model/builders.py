@@ -7,7 +7,6 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from reference.fixtures.families import FIXTURE_PROFILE, FixedSchemaFamily, TestFamily
 from reference.ids import QuantizationFormatId, WeightFormatId, WeightId, WeightLayoutId
 from reference.model.element import ElementType
 from reference.model.prepared import PreparedModelFamily
@@ -25,6 +24,7 @@ from reference.model.weight_encoding import (
 from reference.model.weight_layout import CompositeLayout, CompositeWeightPart, DenseLayout, PhysicalWeightLayout
 from reference.model.weight_schema import WeightSchema, WeightTensorSpec
 from reference.versions import ContractVersion
+from seeds.families import FIXTURE_PROFILE, FixedSchemaFamily, TestFamily
 
 FID = "family.test"
 V10 = ContractVersion(1, 0)

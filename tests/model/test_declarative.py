@@ -12,10 +12,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import schemas
+from reference.documents.family import DeclarativeFamily
 from reference.errors import InvalidModelConfig, Serialization, UnknownWeightLayout, VNextError
-from reference.fixtures.families import FIXTURE_PROFILE, seed_family_document
-from reference.model.declarative import DeclarativeFamily
 from reference.model.registration import TypedFamilyRegistration
+from seeds.families import FIXTURE_PROFILE, seed_family_document
 
 from .builders import box_partitions, composite_schema
 

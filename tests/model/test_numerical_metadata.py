@@ -12,14 +12,6 @@ from hypothesis import strategies as st
 import schemas
 from reference.canonical import direct_bytes, sha256_hex
 from reference.errors import InvalidExecutionPlan, InvalidModelConfig, Serialization
-from reference.fixtures.families import (
-    GraphConfig,
-    GraphFamily,
-    TestConfig,
-    TestFamily,
-    fixture_byte_state,
-    fixture_f32_profiles,
-)
 from reference.ids import ModelFamilyId, NumericalProfileId, OperationId, ProgramValueId, StateId
 from reference.model.element import ElementType
 from reference.model.metadata import (
@@ -41,6 +33,7 @@ from reference.model.semantic_value import CanonicalRational, SemanticValue
 from reference.model.state import StateCapacityDemand
 from reference.model.tensor import ProgramTensorSpec
 from reference.versions import ContractVersion
+from seeds.families import GraphConfig, GraphFamily, TestConfig, TestFamily, fixture_byte_state, fixture_f32_profiles
 
 FAMILY = ModelFamilyId("family.synthetic")
 V10 = ContractVersion(1, 0)

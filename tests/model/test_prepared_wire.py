@@ -12,7 +12,6 @@ import pytest
 import schemas
 from reference.canonical import direct_bytes
 from reference.errors import InvalidModelConfig, Serialization, UnknownModelFamily, VNextError
-from reference.fixtures.families import FIXTURE_PROFILE, OrderedSchemaFamily, TestFamily, TestRegistry
 from reference.model.prepared import (
     MAX_PREPARED_MODEL_FAMILY_WIRE_BYTES,
     PreparedModelFamily,
@@ -20,6 +19,8 @@ from reference.model.prepared import (
 )
 from reference.model.registration import TypedFamilyRegistration
 from reference.model.registry import StaticFamilyRegistry
+from reference.model.revalidate import from_json_validated, revalidate
+from seeds.families import FIXTURE_PROFILE, OrderedSchemaFamily, TestFamily, TestRegistry
 
 CONTEXT = "decode untrusted prepared model family"
 
@@ -42,7 +43,7 @@ def decode_error(data: bytes) -> Serialization:
 def test_round_trip_returns_the_rebuilt_family() -> None:
     registry = TestRegistry()
     family = registry.prepare()
-    back = PreparedModelFamily.from_json_validated(family.to_json_bytes(), registry)
+    back = from_json_validated(family.to_json_bytes(), registry)
     assert back == family
     assert back.fingerprint() == family.fingerprint()
     schemas.validate("model/prepared_family.json", family.to_wire())
@@ -116,8 +117,8 @@ def test_decode_rejections(name: str) -> None:
 
 
 def two_states_wire() -> tuple[TypedFamilyRegistration[Any], dict[str, Any]]:
-    from reference.fixtures.families import seed_family_document
-    from reference.model.declarative import DeclarativeFamily
+    from reference.documents.family import DeclarativeFamily
+    from seeds.families import seed_family_document
 
     doc = seed_family_document("test")
     second = copy.deepcopy(doc["program"]["states"][0])
@@ -140,7 +141,7 @@ def test_unsorted_profile_states_fail_revalidation() -> None:
     value["numerical_profile"]["states"].reverse()
     decoded = UnvalidatedPreparedModelFamily.decode_untrusted(encode(value))
     with pytest.raises(InvalidModelConfig) as info:
-        decoded.revalidate(StaticFamilyRegistry([reg]))
+        revalidate(decoded, StaticFamilyRegistry([reg]))
     assert info.value.field == "prepared_package"
 
 
@@ -153,7 +154,7 @@ def test_duplicate_keys_keep_the_last_value() -> None:
 def revalidate_error(change: Callable[[dict[str, Any]], None], registry: Any = None) -> VNextError:
     data = mutate(change)
     with pytest.raises(VNextError) as info:
-        PreparedModelFamily.from_json_validated(data, registry or TestRegistry())
+        from_json_validated(data, registry or TestRegistry())
     return info.value
 
 
@@ -230,7 +231,7 @@ def test_registration_reporting_another_family_is_rejected() -> None:
 def test_registry_with_ordered_family_rejects_test_family_wire() -> None:
     registry = StaticFamilyRegistry([TypedFamilyRegistration(OrderedSchemaFamily())])
     with pytest.raises(InvalidModelConfig) as info:
-        PreparedModelFamily.from_json_validated(TestRegistry().prepare().to_json_bytes(), registry)
+        from_json_validated(TestRegistry().prepare().to_json_bytes(), registry)
     assert info.value.field == "prepared_package"
 
 

@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 import schemas
 from reference.canonical import direct_bytes, sha256_hex
 from reference.errors import InvalidExecutionPlan, InvalidModelConfig, Serialization
-from reference.fixtures.families import TestConfig, TestFamily, fixture_byte_state
 from reference.ids import AttributeId, ModelFamilyId, NodeId, OperationId, ProgramValueId, StateId, WeightId
 from reference.model.element import ElementType
 from reference.model.program import (
@@ -34,6 +33,7 @@ from reference.model.state import (
 )
 from reference.model.tensor import BlockedLayout, BlockedTensorPadding, ProgramTensorSpec, StridedLayout
 from reference.versions import ContractVersion
+from seeds.families import TestConfig, TestFamily, fixture_byte_state
 
 F = ModelFamilyId("f")
 V10 = ContractVersion(1, 0)

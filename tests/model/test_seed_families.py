@@ -15,7 +15,13 @@ from reference.errors import (
     UnknownExternalModelMetadata,
     UnknownModelFamily,
 )
-from reference.fixtures.families import (
+from reference.ids import ExternalModelMetadataId, ModelFamilyId, NumericalProfileId
+from reference.model.element import ElementType
+from reference.model.numerical import NumericalExecutionProfile
+from reference.model.registration import TypedFamilyRegistration
+from reference.model.registry import StaticFamilyRegistry, resolve, resolve_external
+from reference.model.weight_schema import WeightSchema
+from seeds.families import (
     FIXTURE_PROFILE,
     GRAPH_SCENARIOS,
     GraphFamily,
@@ -30,12 +36,6 @@ from reference.fixtures.families import (
     seed_family_provider,
     seed_raw_config,
 )
-from reference.ids import ExternalModelMetadataId, ModelFamilyId, NumericalProfileId
-from reference.model.element import ElementType
-from reference.model.numerical import NumericalExecutionProfile
-from reference.model.registration import TypedFamilyRegistration
-from reference.model.registry import StaticFamilyRegistry, resolve, resolve_external
-from reference.model.weight_schema import WeightSchema
 
 TEST_FAMILY_WIRE = (
     '{"wire_version":2,"family_id":"family.synthetic","external_metadata_id":"metadata.synthetic",'
@@ -251,7 +251,7 @@ def json_family(value: dict[str, object]) -> TypedFamilyRegistration[object]:
 
 
 def seed_declarative_family_from(doc: dict[str, object]) -> object:
-    from reference.model.declarative import DeclarativeFamily
+    from reference.documents.family import DeclarativeFamily
 
     return DeclarativeFamily.from_document(doc)
 
@@ -340,7 +340,7 @@ class AliasSelectingFamily(TestFamily):
 
 class ForeignProfileFamily(TestFamily):
     def numerical_profiles(self, config: TestConfig) -> object:
-        from reference.fixtures.families import fixture_f32_profiles
+        from seeds.families import fixture_f32_profiles
 
         return fixture_f32_profiles(
             ModelFamilyId("family.other"), ["value.output"], ["operation.main"], [fixture_byte_state(4)]

@@ -14,6 +14,7 @@ from reference.canonical import direct_bytes, sha256_hex
 from reference.errors import InvalidExecutionPlan, InvalidModelConfig, UnknownWeightLayout
 from reference.ids import QuantizationFormatId, WeightId
 from reference.model.element import ElementType
+from reference.model.layout_traversal import layout_budget_failure
 from reference.model.semantic_value import CanonicalRational
 from reference.model.weight_encoding import (
     BlockQuantizationSpec,
@@ -29,19 +30,15 @@ from reference.model.weight_layout import (
     BlockQuantizedLayout,
     CompositeLayout,
     CompositeWeightPart,
-    ContiguousStorage,
     ExpertStackLayout,
     IndexedLayout,
     PhysicalWeightComponentBinding,
-    PhysicalWeightPadding,
     QuantizedBlockGridLayout,
     QuantizedLayout,
     StoredLayout,
-    StridedStorage,
-    TiledStorage,
-    layout_budget_failure,
 )
 from reference.model.weight_schema import WeightSchema
+from reference.model.weight_storage import ContiguousStorage, PhysicalWeightPadding, StridedStorage, TiledStorage
 
 from .builders import (
     FID,

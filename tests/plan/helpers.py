@@ -15,10 +15,6 @@ from reference.catalog.catalog import CapabilityCatalog
 from reference.catalog.storage import ResolvedValueRole
 from reference.catalog.tensor_contract import AliasPolicy, NoAlias, TensorAccess
 from reference.errors import VNextError
-from reference.fixtures.catalogs import catalog, graph_catalog
-from reference.fixtures.families import GraphFamily, SequentialScratchFamily, TestRegistry
-from reference.fixtures.policies import policy
-from reference.fixtures.resolution import TestPlanningRegistry, planning_registry, resolved_values
 from reference.ids import NodeId, ProgramValueId, ProviderId, ResourceId, WeightId
 from reference.model.element import ElementType
 from reference.model.prepared import PreparedModelFamily
@@ -34,6 +30,10 @@ from reference.resolution import (
     ResolvedWeightBinding,
 )
 from reference.resolution.usage import BufferUsage
+from seeds.catalogs import catalog, graph_catalog
+from seeds.families import GraphFamily, SequentialScratchFamily, TestRegistry
+from seeds.policies import policy
+from seeds.resolution import TestPlanningRegistry, planning_registry, resolved_values
 
 
 def raises_kind(kind: str, fn: Callable[[], Any]) -> VNextError:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from reference.fixtures.catalogs import catalog
-from reference.fixtures.policies import policy
-from reference.fixtures.resolution import planning_registry
 from reference.ids import NodeId, ProgramValueId
 from reference.model.element import ElementType
 from reference.model.tensor import ProgramTensorSpec
 from reference.plan.compiler import ProgramPlanCompileOptions, ProgramPlanCompiler
 from reference.plan.memory import BufferUsage, compiler_resource_id
+from seeds.catalogs import catalog
+from seeds.policies import policy
+from seeds.resolution import planning_registry
 from tests.plan.helpers import family, raises_kind
 
 INPUTS = {ProgramValueId("value.input"): ProgramTensorSpec((4,), ElementType.F32)}

@@ -7,13 +7,13 @@ import functools
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference.fixtures.catalogs import catalog
-from reference.fixtures.policies import policy_with, policy_with_tokens
-from reference.fixtures.resolution import TestPlanningRegistry, planning_registry, resolved_values
 from reference.plan import ExecutionPlan, build_execution_plan
-from reference.plan.chain import chain_case
 from reference.plan.memory.invariants import check_budget_invariants
 from reference.policy.runtime_policy import RuntimePolicy
+from seeds.catalogs import catalog
+from seeds.chain import chain_case
+from seeds.policies import policy_with, policy_with_tokens
+from seeds.resolution import TestPlanningRegistry, planning_registry, resolved_values
 from tests.plan.helpers import family, raises_kind, resolve
 
 MIB = 1 << 20

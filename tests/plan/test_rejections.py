@@ -6,20 +6,15 @@ import pytest
 
 from reference.catalog.storage import ResolvedValueRole
 from reference.catalog.tensor_contract import TensorAccess
-from reference.fixtures.catalogs import catalog, catalog_with_memory
-from reference.fixtures.policies import adversarial_policy, policy
-from reference.fixtures.resolution import (
-    binding,
-    planning_registry,
-    resolved_values,
-    sequential_resolved_values,
-)
 from reference.ids import ProgramValueId
 from reference.model.element import ElementType
 from reference.plan import CompletionRetentionSpec, PlanBuildRequest, build_execution_plan
 from reference.plan.aliasing import validate_semantic_coverage
 from reference.resolution.usage import BufferUsage
 from reference.weights.trusted import TrustedExecutionWeightPlan
+from seeds.catalogs import catalog, catalog_with_memory
+from seeds.policies import adversarial_policy, policy
+from seeds.resolution import binding, planning_registry, resolved_values, sequential_resolved_values
 from tests.plan.helpers import family, graph_family, raises_kind, resolve, sequential_family
 
 EP = "invalid_execution_plan"

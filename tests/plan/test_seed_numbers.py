@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from reference.fixtures.catalogs import catalog
-from reference.fixtures.policies import policy, policy_with, policy_with_tokens
-from reference.fixtures.resolution import planning_registry, sequential_planning_registry, sequential_resolved_values
 from reference.plan import build_execution_plan
 from reference.plan.memory import AllocationLifetime, BufferUsage, InvocationLivenessMode, TokensDemand
+from seeds.catalogs import catalog
+from seeds.policies import policy, policy_with, policy_with_tokens
+from seeds.resolution import planning_registry, sequential_planning_registry, sequential_resolved_values
 from tests.plan.helpers import family, plan_fixture, raises_kind, resolve, sequential_family
 
 
@@ -87,7 +87,7 @@ def test_token_scaled_scratch_binds_runtime_limits() -> None:
     for tokens, expected in ((32, 224), (4096, 28672)):
         pol = policy_with_tokens(4096, 128, 3, tokens)
         planning = planning_registry(cat, 7, 32, "token_scaled_scratch")
-        from reference.fixtures.resolution import resolved_values
+        from seeds.resolution import resolved_values
 
         plan = build_execution_plan(
             family(), cat, pol, [resolve(family(), cat, pol, planning, "node.main", resolved_values(0))]

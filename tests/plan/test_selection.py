@@ -7,18 +7,18 @@ import itertools
 import pytest
 
 from reference.catalog.storage import DynamicStorageProfile
-from reference.fixtures.catalogs import (
+from reference.ids import NodeId, ProviderId, ResourceId
+from reference.plan import ProviderSelection, ProviderSelectionReason, RejectedProvider, build_execution_plan
+from reference.plan.solver import JointCandidate, solve, storage_incompatible_resource_ids
+from reference.resolution.rejection import PlanProviderRejectReason
+from seeds.catalogs import (
     catalog_with_secondary_provider,
     catalog_with_secondary_provider_storage,
     contiguous_storage_requirement,
     paged_storage_requirement,
 )
-from reference.fixtures.policies import policy
-from reference.fixtures.resolution import planning_registry, resolved_values
-from reference.ids import NodeId, ProviderId, ResourceId
-from reference.plan import ProviderSelection, ProviderSelectionReason, RejectedProvider, build_execution_plan
-from reference.plan.solver import JointCandidate, solve, storage_incompatible_resource_ids
-from reference.resolution.rejection import PlanProviderRejectReason
+from seeds.policies import policy
+from seeds.resolution import planning_registry, resolved_values
 from tests.plan.helpers import family, raises_kind, resolve
 
 SECONDARY = "provider.operation.secondary"

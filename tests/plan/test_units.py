@@ -6,7 +6,6 @@ import pytest
 
 from reference.catalog.storage import ResolvedValueRole
 from reference.catalog.tensor_contract import MayAlias, MustAlias, TensorAccess
-from reference.fixtures.catalogs import graph_operation
 from reference.ids import NodeId, ProgramValueId
 from reference.plan import PlanExactAlias, PlanExactAliasKind, PlanStateEffect
 from reference.plan.aliasing import (
@@ -18,6 +17,7 @@ from reference.plan.aliasing import (
 from reference.plan.memory import AllocationLifetime
 from reference.plan.state import StateTracker, derive_state_effects
 from reference.resolution.usage import BufferUsage
+from seeds.catalogs import graph_operation
 from tests.plan.helpers import graph_binding, graph_family, raises_kind, single
 
 EP = "invalid_execution_plan"

@@ -9,13 +9,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reference.errors import InvalidExecutionPlan, Serialization
+from reference.ints import U32_MAX, U64_MAX
 from reference.plan.memory import (
     DynamicResourceDemand,
     DynamicResourceShape,
     DynamicResourceShapeBucket,
     bind_runtime_limits,
 )
-from reference.plan.memory._checked import U32_MAX, U64_MAX
 
 SHAPE = DynamicResourceShape(4, 12, 0)  # resource_work([3, 3, 3, 3])
 

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from reference.catalog.storage import DynamicStorageProfile
 from reference.errors import InvalidExecutionPlan, Serialization
 from reference.ids import NodeId
+from reference.ints import U64_MAX
 from reference.model.element import ElementType
 from reference.plan.memory import (
     BufferUsage,
@@ -26,7 +27,6 @@ from reference.plan.memory import (
     workspace_base_id,
     workspace_layout_fingerprint,
 )
-from reference.plan.memory._checked import U64_MAX
 from reference.plan.memory.checkpoint import checkpoint_pool_ceiling
 from reference.policy.memory import CheckpointCapacityPolicy
 from tests.plan_memory.fixtures import LINEAR, plan_fixture_input

@@ -12,18 +12,18 @@ import pytest
 
 from reference.canonical import canonical_bytes, direct_bytes, sha256_hex
 from reference.errors import VNextError
-from reference.fixtures.scenarios import (
+from reference.plan.decode import UnvalidatedExecutionPlan, decode_untrusted
+from reference.plan.execution_plan import ExecutionPlan
+from reference.plan.revalidate import compare_with_rebuild
+from reference.scenario.plan import ScenarioTrustedInputs, scenario_trusted_inputs
+from seeds.scenarios import (
     GRAPH_ALIAS_VARIANTS,
     graph_scenario,
     paged_storage_scenario,
     plan_fixture_scenario,
     sequential_scratch_scenario,
 )
-from reference.fixtures.weights import seed_materializer_document
-from reference.plan.decode import UnvalidatedExecutionPlan, decode_untrusted
-from reference.plan.execution_plan import ExecutionPlan
-from reference.plan.revalidate import compare_with_rebuild
-from reference.scenario.plan import ScenarioTrustedInputs, scenario_trusted_inputs
+from seeds.weights import seed_materializer_document
 
 Path = tuple[str | int, ...]
 
@@ -70,7 +70,7 @@ def retention_scenario() -> dict[str, Any]:
     return scenario
 
 
-#: Every seed scenario of ``reference/fixtures/scenarios.py`` that builds, plus the two trusted-input variants.
+#: Every seed scenario of ``seeds/scenarios.py`` that builds, plus the two trusted-input variants.
 SCENARIO_BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
     "plan_fixture_0": lambda: plan_fixture_scenario(0),
     "sequential_scratch": sequential_scratch_scenario,

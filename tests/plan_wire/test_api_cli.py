@@ -13,7 +13,7 @@ import pytest
 from harness.cli import main, wire_hash_report
 from reference import api
 from reference.canonical import canonical_bytes, sha256_hex
-from reference.fixtures.scenarios import graph_scenario
+from seeds.scenarios import graph_scenario
 
 from .helpers import built, encode, raises_kind, rehash_plan_json, scenario, wire_value
 

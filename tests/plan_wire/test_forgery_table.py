@@ -23,8 +23,8 @@ from typing import Any
 
 import pytest
 
-from reference.fixtures.catalogs import sha
 from reference.scenario.plan import revalidate_scenario_wire
+from seeds.catalogs import sha
 
 from .helpers import (
     Path,

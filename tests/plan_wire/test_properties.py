@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 
 from reference.canonical import canonical_bytes, sha256_hex
 from reference.errors import VNextError
-from reference.fixtures.scenarios import plan_fixture_scenario
 from reference.plan.decode import decode_untrusted
 from reference.plan.revalidate import revalidate
 from reference.scenario.plan import scenario_trusted_inputs
+from seeds.scenarios import plan_fixture_scenario
 
 from .helpers import built, encode, leaves, mutate_leaf, put, rehash_plan_json, wire_value
 

@@ -13,13 +13,14 @@ from hypothesis import strategies as st
 
 from reference.canonical import canonical_bytes, sha256_hex
 from reference.errors import PlanHashMismatch, UnsupportedPlanSchema
-from reference.fixtures.catalogs import catalog_with_secondary_provider
-from reference.fixtures.policies import policy, policy_with
-from reference.fixtures.scenarios import graph_scenario, plan_fixture_scenario, sequential_scratch_scenario
+from reference.plan.build import build_execution_plan
 from reference.plan.decode import decode_untrusted
-from reference.plan.revalidate import from_json_validated, rebuild, revalidate, validate_against
+from reference.plan.revalidate import from_json_validated, revalidate, validate_against
 from reference.scenario.plan import build_scenario_plan, revalidate_scenario_wire, scenario_trusted_inputs
 from reference.versions import PlanSchemaVersion
+from seeds.catalogs import catalog_with_secondary_provider
+from seeds.policies import policy, policy_with
+from seeds.scenarios import graph_scenario, plan_fixture_scenario, sequential_scratch_scenario
 
 from .helpers import (
     SCENARIO_BUILDERS,
@@ -315,4 +316,6 @@ def test_validate_against_accepts_its_own_inputs_and_rejects_others() -> None:
     )
     assert "registry" in error.to_dict()["reason"]
     # ... while revalidating a wire does not depend on the registry instance.
-    assert rebuild(other.family, other.catalog, other.policy, other.resolutions).to_json() == plan.to_json()
+    assert (
+        build_execution_plan(other.family, other.catalog, other.policy, other.resolutions).to_json() == plan.to_json()
+    )

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from reference.canonical import fingerprint
 from reference.catalog.storage import DynamicStorageProfile
+from reference.documents.custom_policy import DeclaredRuntimePolicy, ReportedPolicyValues
 from reference.errors import InvalidExecutionPlan, InvalidResolvedModelPlan, UnknownModelFamily
-from reference.fixtures.policies import AdversarialRuntimePolicy, adversarial_policy, contiguous_storage_profile, policy
 from reference.policy import (
     AttentionExecutionPolicy,
     ExecutionDeterminismRequirement,
@@ -21,9 +21,9 @@ from reference.policy import (
     policy_for_resolution,
     read_policy,
 )
-from reference.policy.custom import DeclaredRuntimePolicy, ReportedPolicyValues
 from reference.policy.trust import check_capacity_gate, first_available_profile, profile_rank
 from reference.versions import ContractVersion
+from seeds.policies import AdversarialRuntimePolicy, adversarial_policy, contiguous_storage_profile, policy
 
 ADVERSARIAL_VECTOR = "ae6d39b5a5e50521814baa22c869d2196d46ce414c94c678ec161c98ce2d15ec"
 DEVICE = 1 << 20

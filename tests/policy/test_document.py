@@ -11,12 +11,12 @@ from hypothesis import given
 
 import schemas
 from reference.catalog.storage import DynamicStorageProfile
+from reference.documents.custom_policy import AdversarialRuntimePolicy, DeclaredRuntimePolicy, ReportedPolicyValues
+from reference.documents.policy import policy_from_document, policy_to_document, reported_from_wire, reported_to_wire
 from reference.errors import InvalidExecutionPlan, InvalidResolvedModelPlan, Serialization, UnknownModelFamily
-from reference.fixtures.policies import adversarial_policy, policy
 from reference.policy import AttentionExecutionPolicy, ResolvedRuntimePolicy, canonical_runtime_policy_fingerprint
-from reference.policy.custom import AdversarialRuntimePolicy, DeclaredRuntimePolicy, ReportedPolicyValues
-from reference.policy.document import policy_from_document, policy_to_document, reported_from_wire, reported_to_wire
 from reference.policy.trust import policy_for_resolution
+from seeds.policies import adversarial_policy, policy
 from tests.policy.helpers import build, expected_failure
 from tests.policy.strategies import LINEAR, policy_fields, reusable_wires
 from tests.policy.test_custom_and_trust import reported

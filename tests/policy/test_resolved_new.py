@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 from reference.catalog.storage import DynamicStorageProfile
 from reference.errors import InvalidExecutionPlan, InvalidResolvedModelPlan
-from reference.fixtures.policies import policy, policy_with, policy_with_tokens
 from reference.policy import (
     ResolvedRuntimePolicy,
     ReusableExecutionBucketSpec,
@@ -22,6 +21,7 @@ from reference.policy import (
     ReusableExecutionProgramSpec,
 )
 from reference.policy.reusable import UniformDecodeShape
+from seeds.policies import policy, policy_with, policy_with_tokens
 from tests.policy.helpers import build, expected_failure
 from tests.policy.strategies import LINEAR, U32_MAX, U64_MAX, fixed, paged, policy_fields
 

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from reference.canonical import canonical_bytes, direct_bytes, fingerprint, loads_strict
 from reference.errors import InvalidResolvedModelPlan, Serialization
-from reference.fixtures.policies import policy
 from reference.policy import ResolvedRuntimePolicy, RuntimeMemoryPolicy, canonical_runtime_policy_fingerprint
+from seeds.policies import policy
 from tests.policy.helpers import build, expected_failure
 from tests.policy.strategies import LINEAR, fixed, paged, policy_fields, with_fingerprint
 

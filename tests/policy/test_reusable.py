@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 from reference.canonical import fingerprint
 from reference.errors import InvalidExecutionPlan, Serialization
-from reference.fixtures.policies import policy
 from reference.policy.reusable import (
     MAX_REUSABLE_EXECUTION_BUCKETS,
     MAX_REUSABLE_EXECUTION_PROGRAM_SHAPES,
@@ -26,6 +25,7 @@ from reference.policy.reusable import (
     UniformDecodeShape,
     derive_bucket_id,
 )
+from seeds.policies import policy
 from tests.policy.helpers import build
 from tests.policy.strategies import bucket, reusable_wires
 

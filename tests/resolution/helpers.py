@@ -10,11 +10,11 @@ import pytest
 
 from reference.catalog import CapabilityCatalog
 from reference.errors import VNextError
-from reference.fixtures.catalogs import catalog
-from reference.fixtures.families import TestRegistry
-from reference.fixtures.policies import policy
 from reference.model.prepared import PreparedModelFamily
 from reference.policy.resolved import ResolvedRuntimePolicy
+from seeds.catalogs import catalog
+from seeds.families import TestRegistry
+from seeds.policies import policy
 
 
 def raises_kind(kind: str, fn: Callable[[], Any]) -> VNextError:

@@ -11,9 +11,8 @@ import schemas
 from reference.canonical import fingerprint
 from reference.catalog import DynamicStorageRequirement, OperationProviderDescriptor
 from reference.errors import Serialization
-from reference.fixtures.catalogs import sha
-from reference.fixtures.resolution import planning_registry, resolved_values, try_node_resolution
 from reference.ids import NodeId
+from reference.plan.memory import bind_runtime_limits
 from reference.resolution import (
     OperationResourceEstimate,
     ProviderResourcePlan,
@@ -24,6 +23,8 @@ from reference.resolution import (
     workspace_base_id,
 )
 from reference.versions import ContractVersion
+from seeds.catalogs import sha
+from seeds.resolution import planning_registry, resolved_values, try_node_resolution
 from tests.resolution.helpers import family, raises_kind, seed_catalog, seed_policy
 
 EP = "invalid_execution_plan"
@@ -133,7 +134,7 @@ def test_any_field_change_breaks_validate_shape() -> None:
 
 
 def test_estimate_fingerprint_is_policy_independent() -> None:
-    from reference.fixtures.policies import policy_with_tokens
+    from seeds.policies import policy_with_tokens
 
     def plan_for(tokens: int) -> ProviderResourcePlan:
         reg = planning_registry(seed_catalog(), 7, 32, "token_scaled_scratch")
@@ -144,8 +145,8 @@ def test_estimate_fingerprint_is_policy_independent() -> None:
     assert small == large
     assert small.scratch is not None and small.scratch.minimum_bytes() == 16
     assert small.scratch.size_formula == ProviderWorkspaceSizeFormula.tokens(7)
-    demand_small = small.scratch.size_formula.bind_runtime_limits(3, 32)
-    demand_large = small.scratch.size_formula.bind_runtime_limits(3, 4096)
+    demand_small = bind_runtime_limits(small.scratch.size_formula.to_wire(), 3, 32)
+    demand_large = bind_runtime_limits(small.scratch.size_formula.to_wire(), 3, 4096)
     assert demand_small != demand_large
     assert resolved_values(0) == list(
         try_node_resolution(family(), seed_catalog(), seed_policy(), 0, planning_registry(seed_catalog())).values()

@@ -22,8 +22,6 @@ from reference.catalog import (
     StridedLayout as StridedConstraint,
 )
 from reference.catalog.storage import ResolvedValueRole
-from reference.fixtures.catalogs import operation
-from reference.fixtures.resolution import resolved_values
 from reference.ids import ProgramValueId, ResourceId
 from reference.model.element import ElementType
 from reference.resolution import (
@@ -35,6 +33,8 @@ from reference.resolution import (
     StridedLayout,
     validate_resolved_bindings,
 )
+from seeds.catalogs import operation
+from seeds.resolution import resolved_values
 from tests.resolution.helpers import raises_kind
 
 EP = "invalid_execution_plan"

@@ -13,14 +13,32 @@ from hypothesis import strategies as st
 import schemas
 from reference.catalog import (
     CapabilityCatalog,
-    DeclaredOperationContract,
     OperationDescriptor,
     OperationProviderDescriptor,
     ProviderExecutionSemantics,
-    RegistryDocument,
 )
 from reference.catalog.registry import OperationRuntimeRegistry
-from reference.fixtures.catalogs import (
+from reference.documents.estimators import EstimateBehavior, behavior_estimate
+from reference.documents.registry import DeclaredOperationContract
+from reference.ids import CapabilityId, NodeId, ProviderId, ResourceId, WeightId
+from reference.model.element import ElementType
+from reference.model.registration import TypedFamilyRegistration
+from reference.resolution import (
+    OperationResourceEstimate,
+    OperationResourceEstimateRequest,
+    PlanNodeResolution,
+    PlanProviderRejectReason,
+    ProviderResourcePlan,
+    ProviderWorkspaceRequirement,
+    ResolvedStorageComponent,
+    ResolvedValueBinding,
+    ResolvedValueStorage,
+    resolution_input_fingerprint,
+    validate_provider_resolution,
+    workspace_base_id,
+)
+from reference.versions import ContractVersion
+from seeds.catalogs import (
     catalog_with_memory_and_execution_semantics,
     catalog_with_secondary_provider,
     catalog_with_secondary_provider_storage,
@@ -28,11 +46,13 @@ from reference.fixtures.catalogs import (
     graph_catalog,
     operation,
     paged_storage_requirement,
+    planning_document,
     sha,
 )
-from reference.fixtures.families import FIXTURE_PROFILE, SequentialScratchFamily
-from reference.fixtures.policies import adversarial_policy
-from reference.fixtures.resolution import (
+from seeds.estimators import CallCounter, ReferenceEstimator
+from seeds.families import FIXTURE_PROFILE, SequentialScratchFamily
+from seeds.policies import adversarial_policy
+from seeds.resolution import (
     TestPlanningRegistry,
     planning_entries,
     planning_registry,
@@ -41,28 +61,6 @@ from reference.fixtures.resolution import (
     sequential_resolved_values,
     try_node_resolution,
 )
-from reference.ids import CapabilityId, NodeId, ProviderId, ResourceId, WeightId
-from reference.model.element import ElementType
-from reference.model.registration import TypedFamilyRegistration
-from reference.resolution import (
-    CallCounter,
-    EstimateBehavior,
-    OperationResourceEstimate,
-    OperationResourceEstimateRequest,
-    PlanNodeResolution,
-    PlanProviderRejectReason,
-    ProviderResourcePlan,
-    ProviderWorkspaceRequirement,
-    ReferenceEstimator,
-    ResolvedStorageComponent,
-    ResolvedValueBinding,
-    ResolvedValueStorage,
-    resolution_input_fingerprint,
-    validate_provider_resolution,
-    workspace_base_id,
-)
-from reference.resolution.estimators import behavior_estimate
-from reference.versions import ContractVersion
 from tests.resolution.helpers import family, raises_kind, seed_catalog, seed_policy
 
 EP = "invalid_execution_plan"
@@ -486,13 +484,13 @@ def test_resolve_is_deterministic() -> None:
 
 def test_declared_estimators_from_documents_match_reference() -> None:
     for behavior in ("correct", "token_scaled_scratch", "arena_alignment64"):
-        doc = RegistryDocument.for_catalog(seed_catalog(), 64, 32, behavior)
+        doc = planning_document(seed_catalog(), 64, 32, behavior)
         registry, contracts = doc.build(seed_catalog())
         planning = TestPlanningRegistry(registry, list(contracts), CallCounter())
         declared = resolve(planning)
         reference = resolve(planning_registry(seed_catalog(), 64, 32, behavior))
         assert declared.provider_resource_candidates() == reference.provider_resource_candidates()
-    bad = RegistryDocument.for_catalog(seed_catalog(), 64, 32, "missing_scratch")
+    bad = planning_document(seed_catalog(), 64, 32, "missing_scratch")
     registry, contracts = bad.build(seed_catalog())
     raises_kind(EP, lambda: resolve(TestPlanningRegistry(registry, list(contracts), CallCounter())))
     (estimator,) = registry.estimators_for(REFERENCE)

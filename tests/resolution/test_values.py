@@ -13,8 +13,8 @@ import schemas
 from reference.canonical import fingerprint
 from reference.catalog import MayAlias, NoAlias, ResolvedValueRole, TensorAccess
 from reference.errors import Serialization
-from reference.fixtures.resolution import binding, resolved_tensor, resolved_test_weight, resolved_values
 from reference.ids import ProgramValueId, ResourceId, WeightId
+from reference.ints import U64_MAX
 from reference.model.element import ElementType
 from reference.resolution import (
     BlockedLayout,
@@ -29,7 +29,7 @@ from reference.resolution import (
     StridedLayout,
     tensor_layout_fingerprint,
 )
-from reference.wire import U64_MAX
+from seeds.resolution import binding, resolved_tensor, resolved_test_weight, resolved_values
 from tests.resolution.helpers import family, raises_kind
 
 EP = "invalid_execution_plan"

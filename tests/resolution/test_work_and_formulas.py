@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import schemas
 from reference.catalog import DynamicStorageRequirement
 from reference.errors import Serialization
-from reference.fixtures.resolution import resource_work
+from reference.ints import U64_MAX
 from reference.resolution import (
     DynamicResourceShapeBucket,
     ProviderWorkspaceRequirement,
@@ -24,7 +24,7 @@ from reference.resolution import (
     WorkShape,
     align_up,
 )
-from reference.wire import U64_MAX
+from seeds.resolution import resource_work
 from tests.resolution.helpers import raises_kind
 
 EP = "invalid_execution_plan"

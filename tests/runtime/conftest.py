@@ -5,8 +5,8 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from reference.fixtures.scenarios import plan_fixture_scenario
-from reference.runtime.execute import ScenarioPlan, scenario_plan
+from reference.scenario.execute import ScenarioPlan, scenario_plan
+from seeds.scenarios import plan_fixture_scenario
 
 
 @cache

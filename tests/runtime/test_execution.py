@@ -12,10 +12,10 @@ from reference.errors import InvalidExecutionPlan, Serialization
 from reference.ids import ProgramValueId, WeightId
 from reference.resolution.usage import BufferUsage
 from reference.runtime.device import ReferenceDeviceRuntime
-from reference.runtime.execute import default_inputs, execute_scenario, oracle_outputs, scenario_plan
 from reference.runtime.executor import OUT_OF_PLAN_PROBES, PlanExecutor, execute_plan
 from reference.runtime.result import ExecuteResult
 from reference.runtime.weights import weight_stream
+from reference.scenario.execute import default_inputs, execute_scenario, oracle_outputs, scenario_plan
 from schemas import validate
 
 from .conftest import built_plan_fixture, scenario_of

@@ -6,7 +6,7 @@ import pytest
 
 from conformance.suites.test_runtime_memory import REPLAYS, check_peak_within_budget, runtime_budget, runtime_problems
 from reference.runtime.device import ReferenceDeviceRuntime
-from reference.runtime.execute import RuntimeFactory, default_inputs, execute_scenario, oracle_outputs, scenario_plan
+from reference.scenario.execute import RuntimeFactory, default_inputs, execute_scenario, oracle_outputs, scenario_plan
 
 from .broken import (
     LeakyRuntime,

@@ -85,9 +85,9 @@ def test_release_returns_bytes_and_refuses_unknown_instances() -> None:
 
 
 def test_grants_never_exceed_the_usable_capacity() -> None:
-    from reference.fixtures.policies import policy
-    from reference.fixtures.scenarios import plan_fixture_scenario
-    from reference.runtime.execute import scenario_plan
+    from reference.scenario.execute import scenario_plan
+    from seeds.policies import policy
+    from seeds.scenarios import plan_fixture_scenario
 
     memory = scenario_plan(plan_fixture_scenario(0, policy_value=policy(4096))).plan.memory
     ledger = RuntimeLedger()

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference.canonical import U64_MAX
 from reference.errors import InvalidExecutionPlan
 from reference.ids import ResourceId
+from reference.ints import U64_MAX
 from reference.model.element import ElementType
 from reference.resolution.usage import BufferUsage
 from reference.runtime.types import (

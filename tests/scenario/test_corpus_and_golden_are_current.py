@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from conformance import seed_corpus
 from conformance.golden.__main__ import main as golden_main
+from reference.api import ESTIMATE_BEHAVIORS
 
 
 def test_seed_corpus_is_current() -> None:
@@ -19,7 +20,7 @@ def test_seed_corpus_covers_the_issue_list() -> None:
         "seed_paged_storage",
     }
     required |= {f"seed_graph_{s}" for s in seed_corpus.GRAPH_SCENARIOS}
-    required |= {f"seed_estimate_{b}" for b in seed_corpus.BEHAVIORS}
+    required |= {f"seed_estimate_{b}" for b in ESTIMATE_BEHAVIORS}
     assert required <= stems
 
 

@@ -9,14 +9,14 @@ import pytest
 
 import schemas
 from reference import api
-from reference.catalog.documents import catalog_to_document
+from reference.documents.catalog import catalog_to_document
+from reference.documents.policy import policy_to_document
 from reference.errors import InvalidModelConfig, Serialization
-from reference.fixtures.catalogs import catalog, planning_document
-from reference.fixtures.families import seed_family_document, seed_raw_config
-from reference.fixtures.policies import policy
-from reference.policy.document import policy_to_document
 from reference.scenario.document import ScenarioDocument
 from reference.scenario.sections import scenario_policy
+from seeds.catalogs import catalog, planning_document
+from seeds.families import seed_family_document, seed_raw_config
+from seeds.policies import policy
 
 
 def minimal_scenario() -> dict[str, Any]:

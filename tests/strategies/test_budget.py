@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reference import api
-from reference.canonical import U64_MAX
 from reference.errors import VNextError
+from reference.ints import U64_MAX
 from strategies.budget import (
     BASES,
     BEHAVIOR_OUTCOMES,

@@ -8,19 +8,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import schemas
-from reference.catalog.documents import catalog_from_document
 from reference.catalog.storage import DynamicStorageProfile, DynamicStorageRequirement
 from reference.catalog.tensor_contract import TensorContract
+from reference.documents.catalog import catalog_from_document
 from reference.errors import Serialization
 from strategies.catalog import (
-    CATALOG_OPERATORS,
     CatalogDraft,
-    catalog_rejections,
     catalogs,
     operation_descriptors,
     permuted_catalog_documents,
     tensor_contracts,
 )
+from strategies.catalog_rejections import CATALOG_OPERATORS, catalog_rejections
 from strategies.storage import invalid_profile_wires, storage_profiles, storage_requirements
 
 from .helpers import assert_rejected

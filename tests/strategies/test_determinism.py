@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reference.canonical import canonical_bytes
-from strategies.catalog import catalog_rejections
+from strategies.catalog_rejections import catalog_rejections
 from strategies.json_values import json_values, malformed_json
 from strategies.model_rejections import family_rejections
 from strategies.policy import hostile_policies, policy_rejections

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import schemas
+from reference.documents.family import MAX_FAMILY_DOCUMENT_BYTES, DeclarativeFamily
 from reference.errors import Serialization
-from reference.model.declarative import MAX_FAMILY_DOCUMENT_BYTES, DeclarativeFamily
 from reference.model.weight_layout import StoredLayout
 from strategies.json_values import malformed_json
 from strategies.model import FamilyDraft, family_drafts, prepare_draft, program_tensor_specs, state_specs

@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import schemas
+from reference.documents.policy import policy_from_document, policy_to_document
 from reference.errors import VNextError
-from reference.policy.document import policy_from_document, policy_to_document
 from reference.policy.trust import policy_for_build
 from strategies.policy import (
     POLICY_OPERATORS,

@@ -15,12 +15,11 @@ from reference import api
 from reference.canonical import direct_bytes
 from reference.catalog.storage import DynamicStorageProfile
 from reference.errors import VNextError
-from reference.fixtures.scenarios import plan_fixture_scenario
 from reference.scenario.document import ScenarioDocument
+from seeds.scenarios import plan_fixture_scenario
+from strategies.respellings import RESPELLINGS, respelled, reverse_shuffler
 from strategies.scenarios import (
     ACCEPTED_BEHAVIORS,
-    RESPELLINGS,
-    SEMANTIC_CHANGES,
     PlanFixtureParams,
     ScenarioCase,
     chain_cases,
@@ -28,13 +27,11 @@ from strategies.scenarios import (
     plan_fixture_case,
     plan_fixture_cases,
     planning_policies,
-    respelled,
-    reverse_shuffler,
     rich_fixture_case,
     scenario_cases,
-    semantically_changed,
     sequential_scratch_cases,
 )
+from strategies.semantic_changes import SEMANTIC_CHANGES, semantically_changed
 
 SHAPES = {
     "plan_fixture": plan_fixture_cases(),

@@ -10,10 +10,10 @@ import pytest
 
 from reference.catalog.catalog import CapabilityCatalog
 from reference.errors import VNextError
-from reference.fixtures.catalogs import catalog
-from reference.fixtures.weights import split_family, synthetic_family
 from reference.model.prepared import PreparedModelFamily
 from reference.weights import WeightMaterializer, WeightMaterializerRegistry
+from seeds.catalogs import catalog
+from seeds.weights import split_family, synthetic_family
 
 
 def raises_kind(kind: str, fn: Callable[[], Any]) -> VNextError:

@@ -12,8 +12,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import schemas
+from reference.documents.weights import (
+    WeightMaterializerDocument,
+    WeightMaterializerRegistryDocument,
+    WeightSelectionDocument,
+    weight_plan_selection,
+)
 from reference.errors import Serialization
-from reference.fixtures.weights import (
+from reference.ids import WeightId, WeightMaterializerId
+from reference.weights import InMemoryWeightSource, TrustedExecutionWeightPlan, WeightMaterializerRegistry
+from seeds.weight_sources import ZeroWeightSource
+from seeds.weights import (
     DERIVED_ID,
     LOGICAL_MUTATION_ID,
     PADDED_DENSE_ID,
@@ -21,17 +30,6 @@ from reference.fixtures.weights import (
     descriptor,
     seed_materializer,
     seed_materializer_document,
-)
-from reference.ids import WeightId, WeightMaterializerId
-from reference.weights import (
-    InMemoryWeightSource,
-    TrustedExecutionWeightPlan,
-    WeightMaterializerDocument,
-    WeightMaterializerRegistry,
-    WeightMaterializerRegistryDocument,
-    WeightSelectionDocument,
-    ZeroWeightSource,
-    weight_plan_selection,
 )
 from tests.weights.helpers import base_catalog, family, raises_kind, split
 

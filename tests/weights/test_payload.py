@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 from reference.ids import WeightId
 from reference.model.element import ElementType
 from reference.model.weight_encoding import Dense, WeightComponentRole, WeightComponentSpec
-from reference.weights import InMemoryWeightSource, RecordingWeightSource, WeightComponentPayload, ZeroWeightSource
+from reference.weights import InMemoryWeightSource, WeightComponentPayload
 from reference.weights.payload import valid_source_file
+from seeds.weight_sources import RecordingWeightSource, ZeroWeightSource
 from tests.weights.helpers import raises_kind
 
 FILES = ["model-1.safetensors", "model-2.safetensors"]

@@ -13,8 +13,6 @@ from hypothesis import strategies as st
 
 from reference.canonical import canonical_bytes, direct_bytes, loads_strict, sha256_hex
 from reference.errors import Serialization
-from reference.fixtures.families import FIXTURE_PROFILE, OrderedSchemaFamily
-from reference.fixtures.weights import PADDED_DENSE_ID, PaddedDenseMaterializer, descriptor
 from reference.ids import ModelFamilyId, WeightId, WeightLayoutId, WeightMaterializerId
 from reference.model.element import ElementType
 from reference.model.registration import TypedFamilyRegistration
@@ -22,6 +20,8 @@ from reference.model.weight_encoding import Dense
 from reference.model.weight_layout import DenseLayout
 from reference.versions import ContractVersion
 from reference.weights import ExecutionWeightPlan, WeightMaterializerDescriptor
+from seeds.families import FIXTURE_PROFILE, OrderedSchemaFamily
+from seeds.weights import PADDED_DENSE_ID, PaddedDenseMaterializer, descriptor
 from tests.weights.helpers import family, raises_kind, registry_and_catalog, split
 
 LEFT = WeightId("weight.component.left")

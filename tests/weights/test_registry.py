@@ -6,15 +6,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reference.catalog.weight_materializer import WeightMaterializerDescriptor
-from reference.fixtures.weights import (
-    COMPUTE,
-    LOGICAL_MUTATION_ID,
-    PADDED_DENSE_ID,
-    PADDED_DENSE_LAYOUT_ID,
-    LogicalMutationMaterializer,
-    PaddedDenseMaterializer,
-    descriptor,
-)
 from reference.ids import CapabilityId, WeightMaterializerId
 from reference.versions import ContractVersion
 from reference.weights import (
@@ -23,6 +14,15 @@ from reference.weights import (
     TrustedExecutionWeightPlan,
     WeightMaterializationFidelity,
     WeightMaterializerRegistry,
+)
+from seeds.weights import (
+    COMPUTE,
+    LOGICAL_MUTATION_ID,
+    PADDED_DENSE_ID,
+    PADDED_DENSE_LAYOUT_ID,
+    LogicalMutationMaterializer,
+    PaddedDenseMaterializer,
+    descriptor,
 )
 from tests.weights.helpers import base_catalog, family, raises_kind, registry_and_catalog
 

@@ -13,16 +13,6 @@ from hypothesis import strategies as st
 
 from reference.catalog.device import DeviceDescriptor
 from reference.catalog.weight_materializer import WeightMaterializerDescriptor
-from reference.fixtures.families import FIXTURE_PROFILE, FixedSchemaFamily
-from reference.fixtures.weights import (
-    DERIVED_ID,
-    PADDED_DENSE_ID,
-    DerivedComponentMaterializer,
-    FaultyMaterializer,
-    PaddedDenseMaterializer,
-    ShiftingDescriptorMaterializer,
-    descriptor,
-)
 from reference.ids import QuantizationFormatId, WeightFormatId, WeightId, WeightLayoutId, WeightMaterializerId
 from reference.model.element import ElementType
 from reference.model.prepared import PreparedModelFamily
@@ -47,12 +37,21 @@ from reference.weights import (
     ExecutionWeightPlan,
     IdentityWeightMaterializer,
     InMemoryWeightSource,
-    RecordingWeightSource,
     TrustedExecutionWeightPlan,
     WeightComponentPayload,
     WeightComponentSource,
     WeightMaterializer,
-    ZeroWeightSource,
+)
+from seeds.families import FIXTURE_PROFILE, FixedSchemaFamily
+from seeds.weight_sources import RecordingWeightSource, ZeroWeightSource
+from seeds.weights import (
+    DERIVED_ID,
+    PADDED_DENSE_ID,
+    DerivedComponentMaterializer,
+    FaultyMaterializer,
+    PaddedDenseMaterializer,
+    ShiftingDescriptorMaterializer,
+    descriptor,
 )
 from tests.weights.helpers import base_catalog, family, raises_kind, registry_and_catalog, split
 

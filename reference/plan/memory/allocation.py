@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from reference.catalog._common import is_power_of_two
 from reference.catalog.element_type import element_type_from_wire
+from reference.errors import invalid_plan
 from reference.ids import ResourceId
+from reference.ints import check_uint, is_power_of_two
 from reference.model.element import ElementType
-from reference.plan.memory._checked import ep, require_uint
 from reference.plan.memory.enums import AllocationKind, AllocationLifetime, BufferUsage
 from reference.plan.memory.storage import DynamicStorageContract, quantize_storage_bytes
 from reference.wire import WireObject
@@ -34,10 +34,10 @@ class BufferRequest:
     element_type: ElementType
 
     def __post_init__(self) -> None:
-        require_uint(self.size_bytes, 64, "BufferRequest.size_bytes")
-        require_uint(self.alignment_bytes, 64, "BufferRequest.alignment_bytes")
+        check_uint(self.size_bytes, 64, "BufferRequest.size_bytes")
+        check_uint(self.alignment_bytes, 64, "BufferRequest.alignment_bytes")
         if self.size_bytes == 0 or not is_power_of_two(self.alignment_bytes):
-            raise ep("buffer request size must be non-zero and alignment a power of two")
+            raise invalid_plan("buffer request size must be non-zero and alignment a power of two")
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -82,8 +82,8 @@ class ResourceAllocation:
 
     def __post_init__(self) -> None:
         for name in ("per_instance_bytes", "instance_stride_bytes", "size_bytes", "alignment_bytes"):
-            require_uint(getattr(self, name), 64, f"ResourceAllocation.{name}")
-        require_uint(self.instance_count, 32, "ResourceAllocation.instance_count")
+            check_uint(getattr(self, name), 64, f"ResourceAllocation.{name}")
+        check_uint(self.instance_count, 32, "ResourceAllocation.instance_count")
 
     @classmethod
     def new(
@@ -97,10 +97,10 @@ class ResourceAllocation:
         storage: DynamicStorageContract,
     ) -> ResourceAllocation:
         """``per_instance > 0``, power-of-two alignment; one instance, quantized stride, lifetime plan."""
-        require_uint(per_instance_bytes, 64, "per_instance_bytes")
-        require_uint(alignment_bytes, 64, "alignment_bytes")
+        check_uint(per_instance_bytes, 64, "per_instance_bytes")
+        check_uint(alignment_bytes, 64, "alignment_bytes")
         if per_instance_bytes == 0 or not is_power_of_two(alignment_bytes):
-            raise ep("static resource allocation size or alignment is invalid")
+            raise invalid_plan("static resource allocation size or alignment is invalid")
         stride = quantize_storage_bytes(per_instance_bytes, alignment_bytes, storage.profile)
         return cls(
             resource_id,

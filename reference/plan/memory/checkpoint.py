@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from reference.errors import invalid_plan
 from reference.ids import DynamicBackingPoolId, ResourceId
-from reference.plan.memory._checked import ep
 from reference.plan.memory.descriptor import DynamicResourceDescriptor
 from reference.plan.memory.enums import AllocationLifetime, BufferUsage
 from reference.policy.memory import CheckpointCapacityPolicy
@@ -47,14 +47,14 @@ def derive_checkpoint_growth_ceilings(
     for resource in sorted(set(checkpoint_resources)):
         descriptor = by_id.get(resource)
         if descriptor is None:
-            raise ep("checkpoint state has no memory descriptor")
+            raise invalid_plan("checkpoint state has no memory descriptor")
         if not _is_sequence_state_value(descriptor):
-            raise ep("checkpoint growth requires certified Sequence state value storage")
+            raise invalid_plan("checkpoint growth requires certified Sequence state value storage")
         ceiling = checkpoint_pool_ceiling(policy, descriptor)
         if ceiling != 0:
             previous = ceilings.setdefault(descriptor.pool_id, ceiling)
             if previous != ceiling:
-                raise ep("checkpoint resources disagree on their physical pool quantum")
+                raise invalid_plan("checkpoint resources disagree on their physical pool quantum")
     return ceilings
 
 
@@ -65,6 +65,6 @@ def validate_checkpoint_pool_ceiling(
     if ceiling == 0:
         return
     if policy is None:
-        raise ep("checkpoint pool growth has no capacity policy")
+        raise invalid_plan("checkpoint pool growth has no capacity policy")
     if not any(_is_sequence_state_value(d) and checkpoint_pool_ceiling(policy, d) == ceiling for d in members):
-        raise ep("checkpoint pool growth differs from its State allocation quantum or cap")
+        raise invalid_plan("checkpoint pool growth differs from its State allocation quantum or cap")

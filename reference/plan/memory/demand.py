@@ -24,10 +24,11 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, ClassVar, Final, TypeVar
 
-from reference.errors import Serialization
-from reference.plan.memory._checked import U64_MAX, add, ep, mul, require_uint
+from reference.errors import Serialization, invalid_plan
+from reference.ints import U64_MAX, check_uint, checked_mul, checked_sum
 from reference.resolution.formula import (
     MAX_PROVIDER_WORKSPACE_SHAPE_BUCKETS,
     DynamicResourceShapeBucket,
@@ -62,16 +63,16 @@ class DynamicResourceShape:
     pages: int
 
     def __post_init__(self) -> None:
-        require_uint(self.sequences, 32, "DynamicResourceShape.sequences")
-        require_uint(self.tokens, 64, "DynamicResourceShape.tokens")
-        require_uint(self.pages, 64, "DynamicResourceShape.pages")
+        check_uint(self.sequences, 32, "DynamicResourceShape.sequences")
+        check_uint(self.tokens, 64, "DynamicResourceShape.tokens")
+        check_uint(self.pages, 64, "DynamicResourceShape.pages")
 
     @classmethod
     def new(cls, sequences: int, tokens: int, pages: int) -> DynamicResourceShape:
         """Every dimension non-zero, else ``InvalidExecutionPlan``."""
         shape = cls(sequences, tokens, pages)
         if 0 in (sequences, tokens, pages):
-            raise ep("dynamic resource shape dimensions must be non-zero")
+            raise invalid_plan("dynamic resource shape dimensions must be non-zero")
         return shape
 
     @classmethod
@@ -134,7 +135,7 @@ class DynamicResourceDemand(ABC):
     def validate(self) -> None:
         """``InvalidExecutionPlan`` unless the demand is non-zero, bounded and overflow-free."""
         if not self.is_valid():
-            raise ep("dynamic resource formula is zero, overflowing, or non-canonical")
+            raise invalid_plan("dynamic resource formula is zero, overflowing, or non-canonical")
 
     def validated(self: D) -> D:
         self.validate()
@@ -148,7 +149,7 @@ class DynamicResourceDemand(ABC):
         self.validate()
         result = self._bytes_at(shape)
         if result == 0:
-            raise ep("dynamic resource request evaluates to zero bytes")
+            raise invalid_plan("dynamic resource request evaluates to zero bytes")
         return result
 
     @property
@@ -180,7 +181,7 @@ class FixedDemand(DynamicResourceDemand):
     bytes: int
 
     def __post_init__(self) -> None:
-        require_uint(self.bytes, 64, "fixed.bytes")
+        check_uint(self.bytes, 64, "fixed.bytes")
 
     def is_valid(self) -> bool:
         return self.bytes > 0
@@ -205,8 +206,8 @@ class ActualSequencesDemand(DynamicResourceDemand):
     maximum_sequences: int
 
     def __post_init__(self) -> None:
-        require_uint(self.bytes_per_sequence, 64, "actual_sequences.bytes_per_sequence")
-        require_uint(self.maximum_sequences, 32, "actual_sequences.maximum_sequences")
+        check_uint(self.bytes_per_sequence, 64, "actual_sequences.bytes_per_sequence")
+        check_uint(self.maximum_sequences, 32, "actual_sequences.maximum_sequences")
 
     def is_valid(self) -> bool:
         return (
@@ -217,8 +218,12 @@ class ActualSequencesDemand(DynamicResourceDemand):
 
     def _bytes_at(self, shape: DynamicResourceShape) -> int:
         if shape.sequences > self.maximum_sequences:
-            raise ep("actual invocation shape exceeds its bounded resource formula")
-        return mul(self.bytes_per_sequence, shape.sequences, "sequence-scaled resource request")
+            raise invalid_plan("actual invocation shape exceeds its bounded resource formula")
+        return checked_mul(
+            self.bytes_per_sequence,
+            shape.sequences,
+            error=partial(invalid_plan, "sequence-scaled resource request overflows"),
+        )
 
     def theoretical_maximum_shape(self) -> DynamicResourceShape:
         return DynamicResourceShape(self.maximum_sequences, 1, 1)
@@ -237,8 +242,8 @@ class TokensDemand(DynamicResourceDemand):
     maximum_tokens: int
 
     def __post_init__(self) -> None:
-        require_uint(self.bytes_per_token, 64, "tokens.bytes_per_token")
-        require_uint(self.maximum_tokens, 64, "tokens.maximum_tokens")
+        check_uint(self.bytes_per_token, 64, "tokens.bytes_per_token")
+        check_uint(self.maximum_tokens, 64, "tokens.maximum_tokens")
 
     def is_valid(self) -> bool:
         return (
@@ -249,8 +254,10 @@ class TokensDemand(DynamicResourceDemand):
 
     def _bytes_at(self, shape: DynamicResourceShape) -> int:
         if shape.tokens > self.maximum_tokens:
-            raise ep("actual invocation shape exceeds its bounded resource formula")
-        return mul(self.bytes_per_token, shape.tokens, "token-scaled resource request")
+            raise invalid_plan("actual invocation shape exceeds its bounded resource formula")
+        return checked_mul(
+            self.bytes_per_token, shape.tokens, error=partial(invalid_plan, "token-scaled resource request overflows")
+        )
 
     def theoretical_maximum_shape(self) -> DynamicResourceShape:
         return DynamicResourceShape(1, self.maximum_tokens, 1)
@@ -278,11 +285,11 @@ class AffineDemand(DynamicResourceDemand):
     maximum_tokens: int
 
     def __post_init__(self) -> None:
-        require_uint(self.fixed_bytes, 64, "affine.fixed_bytes")
-        require_uint(self.bytes_per_sequence, 64, "affine.bytes_per_sequence")
-        require_uint(self.maximum_sequences, 32, "affine.maximum_sequences")
-        require_uint(self.bytes_per_token, 64, "affine.bytes_per_token")
-        require_uint(self.maximum_tokens, 64, "affine.maximum_tokens")
+        check_uint(self.fixed_bytes, 64, "affine.fixed_bytes")
+        check_uint(self.bytes_per_sequence, 64, "affine.bytes_per_sequence")
+        check_uint(self.maximum_sequences, 32, "affine.maximum_sequences")
+        check_uint(self.bytes_per_token, 64, "affine.bytes_per_token")
+        check_uint(self.maximum_tokens, 64, "affine.maximum_tokens")
 
     def is_valid(self) -> bool:
         if self.bytes_per_sequence == 0 and self.bytes_per_token == 0:
@@ -298,10 +305,17 @@ class AffineDemand(DynamicResourceDemand):
 
     def _bytes_at(self, shape: DynamicResourceShape) -> int:
         if shape.sequences > self.maximum_sequences or shape.tokens > self.maximum_tokens:
-            raise ep("actual invocation shape exceeds its bounded resource formula")
-        sequences = mul(self.bytes_per_sequence, shape.sequences, "affine sequence resource request")
-        tokens = mul(self.bytes_per_token, shape.tokens, "affine token resource request")
-        return add(add(self.fixed_bytes, sequences, "affine resource request"), tokens, "affine resource request")
+            raise invalid_plan("actual invocation shape exceeds its bounded resource formula")
+        sequences = checked_mul(
+            self.bytes_per_sequence,
+            shape.sequences,
+            error=partial(invalid_plan, "affine sequence resource request overflows"),
+        )
+        tokens = checked_mul(
+            self.bytes_per_token, shape.tokens, error=partial(invalid_plan, "affine token resource request overflows")
+        )
+        overflow = partial(invalid_plan, "affine resource request overflows")
+        return checked_sum((self.fixed_bytes, sequences, tokens), error=overflow)
 
     def theoretical_maximum_shape(self) -> DynamicResourceShape:
         return DynamicResourceShape(self.maximum_sequences, self.maximum_tokens, 1)
@@ -320,8 +334,8 @@ class PagesDemand(DynamicResourceDemand):
     maximum_pages: int
 
     def __post_init__(self) -> None:
-        require_uint(self.bytes_per_page, 64, "pages.bytes_per_page")
-        require_uint(self.maximum_pages, 64, "pages.maximum_pages")
+        check_uint(self.bytes_per_page, 64, "pages.bytes_per_page")
+        check_uint(self.maximum_pages, 64, "pages.maximum_pages")
 
     def is_valid(self) -> bool:
         return (
@@ -330,8 +344,10 @@ class PagesDemand(DynamicResourceDemand):
 
     def _bytes_at(self, shape: DynamicResourceShape) -> int:
         if shape.pages > self.maximum_pages:
-            raise ep("actual invocation shape exceeds its bounded resource formula")
-        return mul(self.bytes_per_page, shape.pages, "page-scaled resource request")
+            raise invalid_plan("actual invocation shape exceeds its bounded resource formula")
+        return checked_mul(
+            self.bytes_per_page, shape.pages, error=partial(invalid_plan, "page-scaled resource request overflows")
+        )
 
     def theoretical_maximum_shape(self) -> DynamicResourceShape:
         return DynamicResourceShape(1, 1, self.maximum_pages)
@@ -361,7 +377,7 @@ class BoundedShapeBucketsDemand(DynamicResourceDemand):
         for bucket in self.buckets:
             if bucket.covers(shape):
                 return bucket.bytes
-        raise ep("actual invocation shape exceeds workspace buckets")
+        raise invalid_plan("actual invocation shape exceeds workspace buckets")
 
     def theoretical_maximum_shape(self) -> DynamicResourceShape:
         last = self.buckets[-1]
@@ -433,8 +449,8 @@ def bind_runtime_limits(
     A malformed wire is ``Serialization``; an invalid formula or a demand whose
     coefficient x ceiling overflows u64 (or a zero ceiling) is ``InvalidExecutionPlan``.
     """
-    mas = require_uint(maximum_active_sequences, 32, "maximum_active_sequences")
-    mst = require_uint(maximum_scheduled_tokens, 64, "maximum_scheduled_tokens")
+    mas = check_uint(maximum_active_sequences, 32, "maximum_active_sequences")
+    mst = check_uint(maximum_scheduled_tokens, 64, "maximum_scheduled_tokens")
     tag, content = read_tagged(formula_wire, tuple(_FORMULA_FIELDS), context=_FORMULA_CONTEXT, path="$")
     obj = WireObject(content, _FORMULA_FIELDS[tag], type_name=tag, context=_FORMULA_CONTEXT, path=f"$.{tag}")
     if tag == "bounded_shape_buckets":
@@ -444,11 +460,11 @@ def bind_runtime_limits(
             for i, item in enumerate(items)
         )
         if not buckets_are_canonical(buckets):
-            raise ep("provider workspace formula is zero, overflowing, or non-canonical")
+            raise invalid_plan("provider workspace formula is zero, overflowing, or non-canonical")
         return DynamicResourceDemand.bounded_shape_buckets(buckets)
     v = {name: obj.u64(name) for name in _FORMULA_FIELDS[tag]}
     if not _formula_is_valid(tag, v):
-        raise ep("provider workspace formula is zero, overflowing, or non-canonical")
+        raise invalid_plan("provider workspace formula is zero, overflowing, or non-canonical")
     if tag == "fixed":
         return DynamicResourceDemand.fixed(v["bytes"])
     if tag == "actual_sequences":

@@ -14,14 +14,13 @@ from functools import cached_property
 from typing import Any, Final
 
 from reference.canonical import is_canonical_sha256
-from reference.catalog._common import is_power_of_two
 from reference.catalog.element_type import element_type_from_wire
 from reference.catalog.storage import DynamicStorageProfile
-from reference.errors import Serialization
+from reference.errors import Serialization, invalid_plan
 from reference.ids import DynamicBackingPoolId, ResourceId
+from reference.ints import check_uint, is_power_of_two
 from reference.model.element import ElementType
 from reference.model.state import StateInitialization
-from reference.plan.memory._checked import ep, require_uint
 from reference.plan.memory.demand import ActualSequencesDemand, DynamicResourceDemand, DynamicResourceShape
 from reference.plan.memory.enums import AllocationKind, AllocationLifetime, BufferUsage, initialization_from_wire
 from reference.plan.memory.identities import pool_id_for
@@ -50,7 +49,7 @@ class PoolCompatibilityKey:
     version: ContractVersion = POOL_KEY_VERSION
 
     def __post_init__(self) -> None:
-        require_uint(self.alignment_bytes, 64, "PoolCompatibilityKey.alignment_bytes")
+        check_uint(self.alignment_bytes, 64, "PoolCompatibilityKey.alignment_bytes")
         self.validate()
 
     def validate(self) -> None:
@@ -60,7 +59,7 @@ class PoolCompatibilityKey:
             or not is_canonical_sha256(self.logical_layout_fingerprint)
             or not is_power_of_two(self.alignment_bytes)
         ):
-            raise ep("dynamic pool compatibility key is invalid")
+            raise invalid_plan("dynamic pool compatibility key is invalid")
 
     @classmethod
     def of(
@@ -150,21 +149,21 @@ class DynamicResourceDescriptor:
         theoretical_maximum_instances: int,
     ) -> DynamicResourceDescriptor:
         """Validate every §7.7 rule, derive the pool id, prove both request sizes evaluate."""
-        require_uint(alignment_bytes, 64, "alignment_bytes")
-        require_uint(theoretical_maximum_instances, 32, "theoretical_maximum_instances")
+        check_uint(alignment_bytes, 64, "alignment_bytes")
+        check_uint(theoretical_maximum_instances, 32, "theoretical_maximum_instances")
         if theoretical_maximum_instances == 0:
-            raise ep("maximum active sequences protocol ceiling must be non-zero")
+            raise invalid_plan("maximum active sequences protocol ceiling must be non-zero")
         if not is_power_of_two(alignment_bytes) or lifetime is AllocationLifetime.PLAN:
-            raise ep("dynamic resource descriptor has invalid alignment or static lifetime")
+            raise invalid_plan("dynamic resource descriptor has invalid alignment or static lifetime")
         if not _kind_is_consistent(kind, lifetime, usage, element_type):
-            raise ep("dynamic resource kind, lifetime, usage, or element type is inconsistent")
+            raise invalid_plan("dynamic resource kind, lifetime, usage, or element type is inconsistent")
         if initialization is StateInitialization.ZERO and not (
             kind.is_value and usage is BufferUsage.STATE and lifetime is AllocationLifetime.SEQUENCE
         ):
-            raise ep("zero initialization requires semantic Sequence state backing")
+            raise invalid_plan("zero initialization requires semantic Sequence state backing")
         demand.validate()
         if isinstance(demand, ActualSequencesDemand) and demand.maximum_sequences != theoretical_maximum_instances:
-            raise ep("actual-sequence demand and descriptor instance ceilings differ")
+            raise invalid_plan("actual-sequence demand and descriptor instance ceilings differ")
         pool_id = PoolCompatibilityKey.of(storage, usage, element_type, alignment_bytes).pool_id()
         descriptor = cls(
             base_resource_id,

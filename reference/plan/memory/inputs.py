@@ -29,9 +29,9 @@ from typing import Any, Final
 
 from reference.catalog.storage import DynamicStorageProfile, ResolvedValueRole
 from reference.ids import NodeId, ProgramValueId, ResourceId
+from reference.ints import check_uint
 from reference.model.element import ElementType
 from reference.model.state import StateSpec
-from reference.plan.memory._checked import require_uint
 from reference.plan.memory.enums import BufferUsage
 from reference.plan.memory.identities import WORKSPACE_KINDS
 from reference.plan.memory.liveness import PlanNodeLiveness
@@ -60,8 +60,8 @@ class MemoryStorageComponent:
     element_type: ElementType
 
     def __post_init__(self) -> None:
-        require_uint(self.offset_bytes, 64, "offset_bytes")
-        require_uint(self.length_bytes, 64, "length_bytes")
+        check_uint(self.offset_bytes, 64, "offset_bytes")
+        check_uint(self.length_bytes, 64, "length_bytes")
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,9 +82,9 @@ class MemoryValueInput:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "components", tuple(self.components))
-        require_uint(self.ordinal, 32, "ordinal")
+        check_uint(self.ordinal, 32, "ordinal")
         if self.token_extent is not None:
-            require_uint(self.token_extent, 64, "token_extent")
+            check_uint(self.token_extent, 64, "token_extent")
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +102,7 @@ class MemoryWorkspaceInput:
             raise ValueError(f"unknown workspace kind {self.kind!r}")
         if self.scope not in WORKSPACE_SCOPES:
             raise ValueError(f"unknown workspace scope {self.scope!r}")
-        require_uint(self.alignment_bytes, 64, "alignment_bytes")
+        check_uint(self.alignment_bytes, 64, "alignment_bytes")
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +118,7 @@ class MemoryNodeInput:
     def __post_init__(self) -> None:
         for name in ("values", "workspaces", "dependencies"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
-        require_uint(self.value_alignment_bytes, 64, "value_alignment_bytes")
+        check_uint(self.value_alignment_bytes, 64, "value_alignment_bytes")
 
     @property
     def resources(self) -> tuple[ResourceId, ...]:
@@ -152,5 +152,5 @@ class MemoryPlanInput:
         object.__setattr__(self, "selected_profiles", dict(self.selected_profiles))
         object.__setattr__(self, "retained_resources", frozenset(self.retained_resources))
         for name in ("device_capacity_bytes", "policy_capacity_bytes", "reserve_bytes", "maximum_scheduled_tokens"):
-            require_uint(getattr(self, name), 64, name)
-        require_uint(self.maximum_active_sequences, 32, "maximum_active_sequences")
+            check_uint(getattr(self, name), 64, name)
+        check_uint(self.maximum_active_sequences, 32, "maximum_active_sequences")

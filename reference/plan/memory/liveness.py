@@ -16,10 +16,12 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Final
 
+from reference.errors import invalid_plan
 from reference.ids import NodeId, ResourceId
-from reference.plan.memory._checked import add, ep
+from reference.ints import checked_add
 from reference.plan.memory.demand import TokensDemand
 from reference.plan.memory.descriptor import DynamicResourceDescriptor
 from reference.plan.memory.enums import AllocationLifetime, BufferUsage, InvocationLivenessMode
@@ -61,10 +63,10 @@ class NodeGraph:
         users: dict[ResourceId, list[int]] = {}
         for position, node in enumerate(self.nodes):
             if node.node_id in index:
-                raise ep(f"plan node `{node.node_id.value}` appears twice")
+                raise invalid_plan(f"plan node `{node.node_id.value}` appears twice")
             for dependency in node.dependencies:
                 if index.get(dependency, position) >= position:
-                    raise ep(f"plan node `{node.node_id.value}` depends on a node that does not precede it")
+                    raise invalid_plan(f"plan node `{node.node_id.value}` depends on a node that does not precede it")
             index[node.node_id] = position
             for resource in set(node.resources):
                 users.setdefault(resource, []).append(position)
@@ -96,7 +98,7 @@ class NodeGraph:
         """Smallest and largest plan index whose ``resources`` contain ``resource``."""
         positions = self.users.get(resource)
         if not positions:
-            raise ep(f"step resource `{resource.value}` is not referenced by a plan node")
+            raise invalid_plan(f"step resource `{resource.value}` is not referenced by a plan node")
         return positions[0], positions[-1]
 
 
@@ -163,8 +165,10 @@ def _row_bytes(row: InvocationResourceLiveness, by_id: Mapping[ResourceId, Dynam
     for resource in row.resource_ids:
         descriptor = by_id.get(resource)
         if descriptor is None:
-            raise ep("pool liveness references an unknown descriptor")
-        total = add(total, descriptor.minimum_request_bytes, "pool invocation row bytes")
+            raise invalid_plan("pool liveness references an unknown descriptor")
+        total = checked_add(
+            total, descriptor.minimum_request_bytes, error=partial(invalid_plan, "pool invocation row bytes overflows")
+        )
     return total
 
 
@@ -178,7 +182,7 @@ def _peak(
         return max(sizes, default=0)
     peak = 0
     for size in sizes:
-        peak = add(peak, size, "pool concurrent invocation bytes")
+        peak = checked_add(peak, size, error=partial(invalid_plan, "pool concurrent invocation bytes overflows"))
     return peak
 
 
@@ -197,7 +201,7 @@ def derive_pool_invocation_liveness(
             covered.update(used)
             rows.append(InvocationResourceLiveness(node.node_id, tuple(used)))
     if covered != set(invocation):
-        raise ep("pool node liveness does not cover every invocation resource")
+        raise invalid_plan("pool node liveness does not cover every invocation resource")
     has_binding = any(d.kind.tag == "binding" for d in invocation.values())
     total_order = not has_binding and all(graph.precedes(a.node_id, b.node_id) for a, b in itertools.pairwise(rows))
     peak = _peak(total_order, rows, invocation)
@@ -218,10 +222,10 @@ def validate_pool_liveness_rows(
     """
     if not invocation_ids:
         if mode is not InvocationLivenessMode.NO_INVOCATION_RESOURCES or rows:
-            raise ep("pool without invocation resources carries liveness evidence")
+            raise invalid_plan("pool without invocation resources carries liveness evidence")
         return 0
     if mode is InvocationLivenessMode.NO_INVOCATION_RESOURCES or not rows:
-        raise ep("invocation pool has no liveness evidence")
+        raise invalid_plan("invocation pool has no liveness evidence")
     covered: set[ResourceId] = set()
     for previous, row in zip((None, *rows), rows, strict=False):
         ids = row.resource_ids
@@ -231,13 +235,13 @@ def validate_pool_liveness_rows(
             or any(a >= b for a, b in itertools.pairwise(ids))
             or not set(ids) <= invocation_ids
         ):
-            raise ep("pool invocation liveness rows are not canonical")
+            raise invalid_plan("pool invocation liveness rows are not canonical")
         covered.update(ids)
     if covered != invocation_ids:
-        raise ep("pool invocation liveness does not cover every invocation resource")
+        raise invalid_plan("pool invocation liveness does not cover every invocation resource")
     total_order = mode is InvocationLivenessMode.TOTAL_ORDER_REUSE
     if total_order and any(descriptors[r].kind.tag == "binding" for r in invocation_ids):
-        raise ep("a pool with binding workspaces cannot claim total-order reuse")
+        raise invalid_plan("a pool with binding workspaces cannot claim total-order reuse")
     return _peak(total_order, rows, descriptors)
 
 
@@ -259,6 +263,6 @@ def summarize_pool_invocation_liveness(
         for row in rows:
             per_node.setdefault(row.node_id, set()).update(row.resource_ids)
     if sum(len(ids) for ids in per_node.values()) > MAX_INVOCATION_LIVENESS_REFERENCES:
-        raise ep("invocation liveness references exceed 65536")
+        raise invalid_plan("invocation liveness references exceed 65536")
     summary = tuple(InvocationResourceLiveness(node, tuple(sorted(ids))) for node, ids in sorted(per_node.items()))
     return mode, summary

@@ -16,13 +16,14 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Final
 
 from reference.canonical import canonical_bytes
-from reference.errors import Serialization, VNextError
+from reference.errors import Serialization, VNextError, invalid_plan
 from reference.ids import ResourceId
+from reference.ints import U64_MAX, U128_MAX, check_uint, checked_add, checked_sub, checked_sum
 from reference.model.element import ElementType
-from reference.plan.memory._checked import U64_MAX, U128_MAX, add, ep, require_uint, sub, total
 from reference.plan.memory.allocation import BufferRequest, ResourceAllocation
 from reference.plan.memory.checkpoint import derive_checkpoint_growth_ceilings
 from reference.plan.memory.descriptor import DynamicResourceDescriptor
@@ -99,8 +100,8 @@ class MemoryPlan:
         for name in ("static_allocations", "dynamic_descriptors", "dynamic_pools", "invocation_liveness"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
         for name in _FIELDS[:11]:
-            require_uint(getattr(self, name), 32 if name == "maximum_active_sequences" else 64, name)
-        require_uint(self.theoretical_ceiling_bytes, 128, "theoretical_ceiling_bytes")
+            check_uint(getattr(self, name), 32 if name == "maximum_active_sequences" else 64, name)
+        check_uint(self.theoretical_ceiling_bytes, 128, "theoretical_ceiling_bytes")
 
     # -- derivation ----------------------------------------------------------------
     @classmethod
@@ -123,20 +124,30 @@ class MemoryPlan:
         statics = sorted(static_allocations, key=lambda a: a.resource_id)
         dynamics = sorted(dynamic_descriptors, key=lambda d: d.base_resource_id)
         if len(statics) + len(dynamics) > MAX_EXECUTION_PLAN_RESOURCE_ROWS:
-            raise ep(f"execution plan resource rows exceed {MAX_EXECUTION_PLAN_RESOURCE_ROWS}")
-        usable = sub(policy_capacity_bytes, reserve_bytes, "usable capacity (reserve exceeds the policy capacity)")
+            raise invalid_plan(f"execution plan resource rows exceed {MAX_EXECUTION_PLAN_RESOURCE_ROWS}")
+        usable = checked_sub(
+            policy_capacity_bytes,
+            reserve_bytes,
+            error=partial(invalid_plan, "usable capacity (reserve exceeds the policy capacity) underflows"),
+        )
         by_id = {d.base_resource_id: d for d in dynamics}
         for resource in sorted(retained_resources):
             descriptor = by_id.get(resource)
             if descriptor is None:
-                raise ep(f"retained completion resource `{resource.value}` has no dynamic descriptor")
+                raise invalid_plan(f"retained completion resource `{resource.value}` has no dynamic descriptor")
             if descriptor.usage is not BufferUsage.ACTIVATIONS or descriptor.lifetime not in (
                 AllocationLifetime.STEP,
                 AllocationLifetime.REQUEST,
             ):
-                raise ep(f"retained completion resource `{resource.value}` is not a readable activation")
-        static_bytes = total((a.size_bytes for a in statics), "static memory total")
-        dynamic_capacity = sub(usable, static_bytes, "dynamic capacity (static memory exceeds usable capacity)")
+                raise invalid_plan(f"retained completion resource `{resource.value}` is not a readable activation")
+        static_bytes = checked_sum(
+            (a.size_bytes for a in statics), error=partial(invalid_plan, "static memory total overflows")
+        )
+        dynamic_capacity = checked_sub(
+            usable,
+            static_bytes,
+            error=partial(invalid_plan, "dynamic capacity (static memory exceeds usable capacity) underflows"),
+        )
         base_pools = derive_dynamic_pools(dynamics, graph, dynamic_capacity, retained=retained_resources)
         reusable = (
             None
@@ -155,23 +166,49 @@ class MemoryPlan:
         mode, liveness = summarize_pool_invocation_liveness(
             (pool.invocation_liveness_mode, pool.invocation_liveness) for pool in pools
         )
-        request = total((p.minimum_request_bytes for p in pools), "minimum request bytes")
-        sequence = total((p.minimum_sequence_bytes for p in pools), "minimum sequence bytes")
-        step = total((p.minimum_step_bytes for p in pools), "minimum step bytes")
-        invocation = total((p.minimum_invocation_peak_bytes for p in pools), "invocation pool minimum bytes")
-        runnable = total((request, sequence, step, invocation), "minimum runnable request bytes")
-        dynamic_ceiling = total(
+        request = checked_sum(
+            (p.minimum_request_bytes for p in pools), error=partial(invalid_plan, "minimum request bytes overflows")
+        )
+        sequence = checked_sum(
+            (p.minimum_sequence_bytes for p in pools), error=partial(invalid_plan, "minimum sequence bytes overflows")
+        )
+        step = checked_sum(
+            (p.minimum_step_bytes for p in pools), error=partial(invalid_plan, "minimum step bytes overflows")
+        )
+        invocation = checked_sum(
+            (p.minimum_invocation_peak_bytes for p in pools),
+            error=partial(invalid_plan, "invocation pool minimum bytes overflows"),
+        )
+        runnable = checked_sum(
+            (request, sequence, step, invocation),
+            error=partial(invalid_plan, "minimum runnable request bytes overflows"),
+        )
+        dynamic_ceiling = checked_sum(
             (
-                add(p.theoretical_ceiling_bytes, p.reusable_workspace_ceiling_bytes, "pool", limit=U128_MAX)
+                checked_add(
+                    p.theoretical_ceiling_bytes,
+                    p.reusable_workspace_ceiling_bytes,
+                    limit=U128_MAX,
+                    error=partial(invalid_plan, "pool overflows"),
+                )
                 for p in pools
             ),
-            "dynamic theoretical total",
             limit=U128_MAX,
+            error=partial(invalid_plan, "dynamic theoretical total overflows"),
         )
-        ceiling = add(static_bytes, dynamic_ceiling, "plan theoretical ceiling", limit=U128_MAX)
-        minimum_runnable = add(static_bytes, runnable, "minimum runnable plan bytes")
+        ceiling = checked_add(
+            static_bytes,
+            dynamic_ceiling,
+            limit=U128_MAX,
+            error=partial(invalid_plan, "plan theoretical ceiling overflows"),
+        )
+        minimum_runnable = checked_add(
+            static_bytes, runnable, error=partial(invalid_plan, "minimum runnable plan bytes overflows")
+        )
         if minimum_runnable > usable:
-            raise ep(f"minimum runnable plan requires {minimum_runnable} bytes, exceeding usable capacity {usable}")
+            raise invalid_plan(
+                f"minimum runnable plan requires {minimum_runnable} bytes, exceeding usable capacity {usable}"
+            )
         plan = cls(
             device_capacity_bytes,
             policy_capacity_bytes,
@@ -212,15 +249,15 @@ class MemoryPlan:
     def validate(self) -> None:
         """Every §7.11 rule that can be checked without the plan nodes (``InvalidExecutionPlan``)."""
         if self.maximum_active_sequences == 0:
-            raise ep("maximum active sequences protocol ceiling must be non-zero")
+            raise invalid_plan("maximum active sequences protocol ceiling must be non-zero")
         if self.resource_row_count > MAX_EXECUTION_PLAN_RESOURCE_ROWS:
-            raise ep(f"execution plan resource rows exceed {MAX_EXECUTION_PLAN_RESOURCE_ROWS}")
+            raise invalid_plan(f"execution plan resource rows exceed {MAX_EXECUTION_PLAN_RESOURCE_ROWS}")
         if not (
             _ascending([a.resource_id for a in self.static_allocations])
             and _ascending([d.base_resource_id for d in self.dynamic_descriptors])
             and _ascending([p.pool_id for p in self.dynamic_pools])
         ):
-            raise ep("memory plan resource rows are not canonical")
+            raise invalid_plan("memory plan resource rows are not canonical")
         if (
             self.device_capacity_bytes == 0
             or self.policy_capacity_bytes == 0
@@ -228,28 +265,32 @@ class MemoryPlan:
             or self.reserve_bytes >= self.policy_capacity_bytes
             or self.usable_capacity_bytes != self.policy_capacity_bytes - self.reserve_bytes
         ):
-            raise ep("memory plan capacity or reserve is invalid")
+            raise invalid_plan("memory plan capacity or reserve is invalid")
         seen: set[ResourceId] = set()
         actual_static = 0
         for allocation in self.static_allocations:
             _check_static_row(allocation, seen)
-            actual_static = add(actual_static, allocation.size_bytes, "static allocation total")
+            actual_static = checked_add(
+                actual_static, allocation.size_bytes, error=partial(invalid_plan, "static allocation total overflows")
+            )
         if actual_static != self.static_bytes:
-            raise ep("static byte total is not core-derived")
+            raise invalid_plan("static byte total is not core-derived")
         by_id: dict[ResourceId, DynamicResourceDescriptor] = {}
         for descriptor in self.dynamic_descriptors:
             if descriptor.base_resource_id in seen:
-                raise ep(f"dynamic resource `{descriptor.base_resource_id.value}` is duplicated")
+                raise invalid_plan(f"dynamic resource `{descriptor.base_resource_id.value}` is duplicated")
             seen.add(descriptor.base_resource_id)
             if descriptor.theoretical_maximum_instances == 0 or descriptor.lifetime is AllocationLifetime.PLAN:
-                raise ep("dynamic descriptor has no instances or a plan-static lifetime")
+                raise invalid_plan("dynamic descriptor has no instances or a plan-static lifetime")
             descriptor.demand.validate()
             by_id[descriptor.base_resource_id] = descriptor
         reusable_ceilings: dict[Any, int] = {}
         if self.reusable_execution is not None:
             self.reusable_execution.validate_local()
             reusable_ceilings = self.reusable_execution.pool_workspace_ceilings()
-        dynamic_capacity = sub(self.usable_capacity_bytes, actual_static, "dynamic capacity")
+        dynamic_capacity = checked_sub(
+            self.usable_capacity_bytes, actual_static, error=partial(invalid_plan, "dynamic capacity underflows")
+        )
         aggregates = validate_dynamic_pools(
             self.dynamic_pools, by_id, dynamic_capacity, reusable_ceilings, self.checkpoint_capacity
         )
@@ -257,15 +298,15 @@ class MemoryPlan:
             (pool.invocation_liveness_mode, pool.invocation_liveness) for pool in self.dynamic_pools
         )
         if mode is not self.invocation_liveness_mode or liveness != self.invocation_liveness:
-            raise ep("global invocation liveness is not derived from per-pool evidence")
-        minimum = total(
+            raise invalid_plan("global invocation liveness is not derived from per-pool evidence")
+        minimum = checked_sum(
             (
                 aggregates.minimum_request_bytes,
                 aggregates.minimum_sequence_bytes,
                 aggregates.minimum_step_bytes,
                 aggregates.minimum_invocation_peak_bytes,
             ),
-            "minimum runnable request bytes",
+            error=partial(invalid_plan, "minimum runnable request bytes overflows"),
         )
         theoretical = actual_static + aggregates.theoretical_ceiling_bytes + aggregates.reusable_workspace_ceiling_bytes
         if (
@@ -278,7 +319,7 @@ class MemoryPlan:
             or theoretical != self.theoretical_ceiling_bytes
             or actual_static + minimum > min(self.usable_capacity_bytes, U64_MAX)
         ):
-            raise ep("dynamic minimum or theoretical ceiling is not core-derived")
+            raise invalid_plan("dynamic minimum or theoretical ceiling is not core-derived")
 
     # -- wire ----------------------------------------------------------------------
     def to_wire(self) -> dict[str, Any]:
@@ -314,10 +355,11 @@ class MemoryPlan:
         pools = rows("dynamic_pools", DynamicBackingPoolSpec.from_wire)
         reusable = obj.optional(
             "reusable_execution",
-            lambda value, at: ReusableExecutionMemoryPlan.from_wire(value, context=context, path=at),
+            lambda value, ctx, at: ReusableExecutionMemoryPlan.from_wire(value, context=ctx, path=at),
         )
         checkpoint = obj.optional(
-            "checkpoint_capacity", lambda value, at: CheckpointCapacityPolicy.from_wire(value, context=context, path=at)
+            "checkpoint_capacity",
+            lambda value, ctx, at: CheckpointCapacityPolicy.from_wire(value, context=ctx, path=at),
         )
         mode = InvocationLivenessMode.from_wire(
             obj.raw("invocation_liveness_mode"), context=context, path=obj.at("invocation_liveness_mode")
@@ -374,7 +416,7 @@ def _check_static_row(allocation: ResourceAllocation, seen: set[ResourceId]) -> 
         or allocation.lifetime is not AllocationLifetime.PLAN
         or not kind_ok
     ):
-        raise ep(f"static resource `{allocation.resource_id.value}` is duplicate or invalid")
+        raise invalid_plan(f"static resource `{allocation.resource_id.value}` is duplicate or invalid")
     seen.add(allocation.resource_id)
 
 

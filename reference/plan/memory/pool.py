@@ -16,11 +16,12 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Final
 
-from reference.errors import Serialization
+from reference.errors import Serialization, invalid_plan
 from reference.ids import DynamicBackingPoolId, NodeId, ResourceId
-from reference.plan.memory._checked import U64_MAX, U128_MAX, add, ep, require_uint
+from reference.ints import U64_MAX, U128_MAX, check_uint, checked_sum
 from reference.plan.memory.descriptor import PoolCompatibilityKey
 from reference.plan.memory.enums import (
     BufferUsage,
@@ -90,7 +91,7 @@ class StepResourceSlot:
         """Sorted; at least two unique members."""
         ordered = tuple(sorted(resource_ids))
         if len(ordered) < 2 or len(set(ordered)) != len(ordered):
-            raise ep("ordered single-fence step slot requires at least two unique resources")
+            raise invalid_plan("ordered single-fence step slot requires at least two unique resources")
         return cls(StepResourceSlotKind.ORDERED_SINGLE_FENCE_STEP_WAVE, ordered)
 
     def validate(self) -> None:
@@ -98,7 +99,7 @@ class StepResourceSlot:
         count = len(self.resource_ids)
         wrong_count = count != 1 if self.kind is StepResourceSlotKind.DEDICATED else count < 2
         if count == 0 or not _strictly_ascending(self.resource_ids) or wrong_count:
-            raise ep("step resource slot kind or members are invalid")
+            raise invalid_plan("step resource slot kind or members are invalid")
 
     def to_wire(self) -> dict[str, Any]:
         return {"kind": self.kind.to_wire(), "resource_ids": [r.value for r in self.resource_ids]}
@@ -148,8 +149,8 @@ class DynamicPoolProvisioningPolicy:
     mode: DynamicPoolProvisioningMode = DynamicPoolProvisioningMode.DEMAND_DRIVEN_ELASTIC
 
     def __post_init__(self) -> None:
-        require_uint(self.minimum_resident_bytes, 64, "minimum_resident_bytes")
-        require_uint(self.maximum_resident_bytes, 64, "maximum_resident_bytes")
+        check_uint(self.minimum_resident_bytes, 64, "minimum_resident_bytes")
+        check_uint(self.maximum_resident_bytes, 64, "maximum_resident_bytes")
 
     @classmethod
     def demand_driven(cls, minimum_resident_bytes: int, maximum_resident_bytes: int) -> DynamicPoolProvisioningPolicy:
@@ -159,7 +160,7 @@ class DynamicPoolProvisioningPolicy:
 
     def validate(self) -> None:
         if self.minimum_resident_bytes == 0 or self.maximum_resident_bytes < self.minimum_resident_bytes:
-            raise ep("dynamic pool provisioning bounds are invalid")
+            raise invalid_plan("dynamic pool provisioning bounds are invalid")
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -232,8 +233,8 @@ class DynamicBackingPoolSpec:
             "reusable_workspace_ceiling_bytes",
             "checkpoint_growth_ceiling_bytes",
         ):
-            require_uint(getattr(self, name), 64, f"DynamicBackingPoolSpec.{name}")
-        require_uint(self.theoretical_ceiling_bytes, 128, "DynamicBackingPoolSpec.theoretical_ceiling_bytes")
+            check_uint(getattr(self, name), 64, f"DynamicBackingPoolSpec.{name}")
+        check_uint(self.theoretical_ceiling_bytes, 128, "DynamicBackingPoolSpec.theoretical_ceiling_bytes")
 
     @classmethod
     def from_core(
@@ -262,7 +263,7 @@ class DynamicBackingPoolSpec:
         )
         maximum_resident = min(combined, dynamic_capacity_bytes)
         if maximum_resident > U64_MAX:
-            raise ep("dynamic pool resident ceiling exceeds u64")
+            raise invalid_plan("dynamic pool resident ceiling exceeds u64")
         spec = cls(
             compatibility.pool_id(),
             compatibility,
@@ -309,16 +310,16 @@ class DynamicBackingPoolSpec:
             or not _strictly_ascending(slot_keys)
             or len(set(members)) != len(members)
         ):
-            raise ep("dynamic backing pool identity, membership, or bounds are invalid")
+            raise invalid_plan("dynamic backing pool identity, membership, or bounds are invalid")
         if self.invocation_liveness_mode is InvocationLivenessMode.NO_INVOCATION_RESOURCES:
             if self.minimum_invocation_peak_bytes != 0 or self.invocation_liveness:
-                raise ep("non-invocation pool carries invocation liveness evidence")
+                raise invalid_plan("non-invocation pool carries invocation liveness evidence")
         elif (
             self.minimum_invocation_peak_bytes == 0
             or not self.invocation_liveness
             or not _strictly_ascending(tuple(row.node_id for row in self.invocation_liveness))
         ):
-            raise ep("invocation pool liveness evidence is empty or non-canonical")
+            raise invalid_plan("invocation pool liveness evidence is empty or non-canonical")
 
     def to_wire(self) -> dict[str, Any]:
         """Field order of §7.8; ``checkpoint_growth_ceiling_bytes`` omitted when 0."""
@@ -385,11 +386,11 @@ class DynamicBackingPoolSpec:
 
 def pool_minimum_resident(request: int, sequence: int, step: int, invocation: int) -> int:
     """``request + sequence + step + invocation_peak`` (checked u64)."""
-    what = "dynamic pool runnable minimum"
-    return add(add(add(request, sequence, what), step, what), invocation, what)
+    overflow = partial(invalid_plan, "dynamic pool runnable minimum overflows")
+    return checked_sum((request, sequence, step, invocation), error=overflow)
 
 
 def pool_combined_ceiling(theoretical: int, reusable: int, growth: int) -> int:
     """``theoretical + reusable + growth`` (checked u128)."""
-    what = "dynamic pool combined ceiling"
-    return add(add(theoretical, reusable, what, limit=U128_MAX), growth, what, limit=U128_MAX)
+    overflow = partial(invalid_plan, "dynamic pool combined ceiling overflows")
+    return checked_sum((theoretical, reusable, growth), limit=U128_MAX, error=overflow)

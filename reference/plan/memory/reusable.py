@@ -17,11 +17,12 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
-from reference.errors import VNextError
+from reference.errors import VNextError, invalid_plan
 from reference.ids import DynamicBackingPoolId, ResourceId
-from reference.plan.memory._checked import add, ep, mul, require_uint
+from reference.ints import check_uint, checked_add, checked_mul, checked_product
 from reference.plan.memory.demand import DynamicResourceShape
 from reference.plan.memory.descriptor import DynamicResourceDescriptor
 from reference.plan.memory.enums import InvocationLivenessMode
@@ -51,15 +52,19 @@ class ReusablePoolWorkspaceBudget:
     invocation_bytes: int
 
     def __post_init__(self) -> None:
-        require_uint(self.step_bytes, 64, "step_bytes")
-        require_uint(self.invocation_bytes, 64, "invocation_bytes")
+        check_uint(self.step_bytes, 64, "step_bytes")
+        check_uint(self.invocation_bytes, 64, "invocation_bytes")
 
     def validate(self) -> None:
         if self.total_bytes() == 0:
-            raise ep("reusable pool workspace budget is empty")
+            raise invalid_plan("reusable pool workspace budget is empty")
 
     def total_bytes(self) -> int:
-        return add(self.step_bytes, self.invocation_bytes, "reusable pool workspace budget")
+        return checked_add(
+            self.step_bytes,
+            self.invocation_bytes,
+            error=partial(invalid_plan, "reusable pool workspace budget overflows"),
+        )
 
     def to_wire(self) -> dict[str, Any]:
         return {"pool_id": self.pool_id.value, "step_bytes": self.step_bytes, "invocation_bytes": self.invocation_bytes}
@@ -92,7 +97,7 @@ class ResolvedReusableExecutionBucket:
         self.bucket.validate()
         ids = [budget.pool_id for budget in self.pool_budgets]
         if any(a >= b for a, b in itertools.pairwise(ids)):
-            raise ep("resolved reusable bucket pool budgets are duplicate or non-canonical")
+            raise invalid_plan("resolved reusable bucket pool budgets are duplicate or non-canonical")
         for budget in self.pool_budgets:
             budget.validate()
 
@@ -124,8 +129,8 @@ class ReusableExecutionMemoryPlan:
     program_policy: ReusableExecutionProgramPolicy | None = None
 
     def __post_init__(self) -> None:
-        require_uint(self.maximum_reusable_lanes, 32, "maximum_reusable_lanes")
-        require_uint(self.maximum_device_executables, 64, "maximum_device_executables")
+        check_uint(self.maximum_reusable_lanes, 32, "maximum_reusable_lanes")
+        check_uint(self.maximum_device_executables, 64, "maximum_device_executables")
         object.__setattr__(self, "buckets", tuple(self.buckets))
 
     def validate_local(self) -> None:
@@ -135,11 +140,11 @@ class ReusableExecutionMemoryPlan:
             or self.maximum_device_executables == 0
             or not 1 <= len(self.buckets) <= MAX_REUSABLE_EXECUTION_BUCKETS
         ):
-            raise ep("reusable execution memory plan has an invalid lane, executable, or bucket count")
+            raise invalid_plan("reusable execution memory plan has an invalid lane, executable, or bucket count")
         for bucket in self.buckets:
             bucket.validate()
         if tuple(self.policy().buckets) != tuple(b.bucket for b in self.buckets):
-            raise ep("reusable execution memory buckets are non-canonical")
+            raise invalid_plan("reusable execution memory buckets are non-canonical")
 
     def policy(self) -> ReusableExecutionPolicy:
         """The policy these buckets canonically came from."""
@@ -151,8 +156,16 @@ class ReusableExecutionMemoryPlan:
         totals: dict[DynamicBackingPoolId, int] = {}
         for bucket in self.buckets:
             for budget in bucket.pool_budgets:
-                bytes_ = mul(budget.total_bytes(), self.maximum_reusable_lanes, "reusable lane workspace budget")
-                totals[budget.pool_id] = add(totals.get(budget.pool_id, 0), bytes_, "reusable pool workspace ceiling")
+                bytes_ = checked_mul(
+                    budget.total_bytes(),
+                    self.maximum_reusable_lanes,
+                    error=partial(invalid_plan, "reusable lane workspace budget overflows"),
+                )
+                totals[budget.pool_id] = checked_add(
+                    totals.get(budget.pool_id, 0),
+                    bytes_,
+                    error=partial(invalid_plan, "reusable pool workspace ceiling overflows"),
+                )
         return totals
 
     def to_wire(self) -> dict[str, Any]:
@@ -185,7 +198,7 @@ class ReusableExecutionMemoryPlan:
         )
         program = obj.optional(
             "program_policy",
-            lambda value, at: ReusableExecutionProgramPolicy.from_wire(value, context=context, path=at),
+            lambda value, ctx, at: ReusableExecutionProgramPolicy.from_wire(value, context=ctx, path=at),
         )
         plan = cls(obj.u32("maximum_reusable_lanes"), obj.u64("maximum_device_executables"), buckets, program)
         decode_with(plan.validate_local, context=context, path=path)
@@ -198,7 +211,7 @@ def _step_bytes(
     total = 0
     for slot in pool.step_resource_slots:
         largest = max(by_id[r].evaluate_request_bytes(shape) for r in slot.resource_ids)
-        total = add(total, largest, "reusable step workspace budget")
+        total = checked_add(total, largest, error=partial(invalid_plan, "reusable step workspace budget overflows"))
     return total
 
 
@@ -209,13 +222,17 @@ def _invocation_bytes(
     for row in pool.invocation_liveness:
         size = 0
         for resource in row.resource_ids:
-            size = add(size, by_id[resource].evaluate_request_bytes(shape), "reusable invocation row budget")
+            size = checked_add(
+                size,
+                by_id[resource].evaluate_request_bytes(shape),
+                error=partial(invalid_plan, "reusable invocation row budget overflows"),
+            )
         rows.append(size)
     if pool.invocation_liveness_mode is InvocationLivenessMode.TOTAL_ORDER_REUSE:
         return max(rows, default=0)
     total = 0
     for size in rows:
-        total = add(total, size, "reusable concurrent invocation budget")
+        total = checked_add(total, size, error=partial(invalid_plan, "reusable concurrent invocation budget overflows"))
     return total
 
 
@@ -231,11 +248,10 @@ def derive_reusable_execution(
     except VNextError:
         raise
     if node_count <= 0:
-        raise ep("reusable execution requires at least one plan node")
-    executables = mul(
-        mul(node_count, policy.startup_capture_case_count(), "reusable device executable count"),
-        policy.maximum_reusable_lanes,
-        "reusable device executable count",
+        raise invalid_plan("reusable execution requires at least one plan node")
+    overflow = partial(invalid_plan, "reusable device executable count overflows")
+    executables = checked_product(
+        (node_count, policy.startup_capture_case_count(), policy.maximum_reusable_lanes), error=overflow
     )
     by_id = {d.base_resource_id: d for d in descriptors}
     buckets = []

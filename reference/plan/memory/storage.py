@@ -1,7 +1,8 @@
 """Storage helpers of the memory plan (spec 05 §7.2).
 
-* ``align_up`` / ``quantize_storage_bytes`` / ``physical_allocation_quantum_bytes``:
-  alignment must be a non-zero power of two; overflow is ``InvalidExecutionPlan``.
+* ``quantize_storage_bytes`` / ``physical_allocation_quantum_bytes`` (with ``align_up`` of
+  ``reference.resolution.workspace``): alignment must be a non-zero power of two; overflow is
+  ``InvalidExecutionPlan``.
 * Layout fingerprints: a tensor layout's *class* (contiguous, strided strides, blocked
   block/axis order/padding kind), the workspace class ``"opaque_bytes_v1"``, and the
   fingerprint of a *set* of layout fingerprints (sorted unique JSON array).
@@ -17,10 +18,9 @@ from functools import cache
 from typing import Any
 
 from reference.canonical import JsonValue, fingerprint, is_canonical_sha256
-from reference.catalog._common import is_power_of_two
 from reference.catalog.storage import DynamicStorageProfile
-from reference.errors import Serialization
-from reference.plan.memory._checked import U64_MAX, ep
+from reference.errors import Serialization, invalid_plan
+from reference.resolution.workspace import align_up
 from reference.wire import WireObject, decode_with, read_tagged
 
 __all__ = [
@@ -33,16 +33,6 @@ __all__ = [
     "tensor_layout_fingerprint",
     "workspace_layout_fingerprint",
 ]
-
-
-def align_up(value: int, alignment: int) -> int:
-    """Round ``value`` up to a multiple of a non-zero power-of-two ``alignment`` (checked u64)."""
-    if not is_power_of_two(alignment):
-        raise ep("allocation alignment is not a non-zero power of two")
-    rounded = value + alignment - 1
-    if rounded > U64_MAX:
-        raise ep("aligned allocation size overflows u64")
-    return rounded & ~(alignment - 1)
 
 
 def quantize_storage_bytes(logical_bytes: int, alignment: int, profile: DynamicStorageProfile) -> int:
@@ -114,7 +104,7 @@ class DynamicStorageContract:
         if not isinstance(self.profile, DynamicStorageProfile):
             raise TypeError("DynamicStorageContract.profile must be a DynamicStorageProfile")
         if not is_canonical_sha256(self.logical_layout_fingerprint):
-            raise ep("dynamic storage logical layout fingerprint is invalid")
+            raise invalid_plan("dynamic storage logical layout fingerprint is invalid")
 
     def to_wire(self) -> dict[str, Any]:
         return {"profile": self.profile.to_wire(), "logical_layout_fingerprint": self.logical_layout_fingerprint}

@@ -35,9 +35,8 @@ from reference.model.numerical import FamilyNumericalProfiles, NumericalExecutio
 from reference.model.program import ModelProgram, UnvalidatedProgram
 from reference.model.provider import ModelFamilyProvider
 from reference.model.weight_schema import WeightSchema
-from reference.model.wirekit import Fields, read_identity
 from reference.versions import ContractVersion
-from reference.wire import read_enum
+from reference.wire import WireObject, read_enum, read_identity
 
 __all__ = [
     "DOCUMENT_CONTEXT",
@@ -94,15 +93,12 @@ class ConfigSpec:
 
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str) -> ConfigSpec:
-        f = Fields(
-            raw, ("fields", "parse_error_field", "value"), deny=True, type_name="config", context=context, path=path
-        )
+        f = WireObject(raw, ("fields", "parse_error_field", "value"), type_name="config", context=context, path=path)
         fields: list[tuple[str, str]] = []
         for index, item in enumerate(f.array("fields")):
-            entry = Fields(
+            entry = WireObject(
                 item,
                 ("name", "type"),
-                deny=True,
                 type_name="config field",
                 context=context,
                 path=f"{f.at('fields')}[{index}]",
@@ -110,8 +106,8 @@ class ConfigSpec:
             name = entry.string("name")
             if any(name == existing for existing, _ in fields):
                 raise Serialization(context, f"{entry.path}: duplicate config field {name!r}")
-            fields.append((name, read_enum(entry.raw["type"], CONFIG_TYPES, context=context, path=entry.at("type"))))
-        value = f.raw["value"]
+            fields.append((name, read_enum(entry.raw("type"), CONFIG_TYPES, context=context, path=entry.at("type"))))
+        value = f.raw("value")
         if type(value) is not dict:
             raise Serialization(context, f"{f.at('value')}: the typed config must be a JSON object")
         for name, kind in fields:
@@ -167,14 +163,13 @@ class FamilyDocument:
     def from_wire(cls, raw: Any, context: str = DOCUMENT_CONTEXT) -> FamilyDocument:
         if _depth_exceeds(raw, MAX_JSON_DEPTH):
             raise Serialization(context, f"document nesting reaches {MAX_JSON_DEPTH}")
-        f = Fields(raw, _TOP, _OPTIONAL, deny=True, type_name="family document", context=context, path="$")
-        if f.raw["document_version"] != FAMILY_DOCUMENT_VERSION or type(f.raw["document_version"]) is not int:
+        f = WireObject(raw, _TOP, _OPTIONAL, type_name="family document", context=context, path="$")
+        if f.raw("document_version") != FAMILY_DOCUMENT_VERSION or type(f.raw("document_version")) is not int:
             raise Serialization(context, f"$.document_version: only version {FAMILY_DOCUMENT_VERSION} is supported")
         ids = f.array("external_metadata_ids")
-        profiles = Fields(
-            f.raw["numerical_profiles"],
+        profiles = WireObject(
+            f.raw("numerical_profiles"),
             ("version", "profiles", "auto_preference"),
-            deny=True,
             type_name="numerical_profiles",
             context=context,
             path=f.at("numerical_profiles"),
@@ -209,7 +204,7 @@ class FamilyDocument:
         )
 
 
-def _profile_map(f: Fields, name: str, decode: Any) -> dict[NumericalProfileId, Any]:
+def _profile_map(f: WireObject, name: str, decode: Any) -> dict[NumericalProfileId, Any]:
     raw = f.get(name)
     if raw is None:
         return {}

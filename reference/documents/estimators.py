@@ -1,19 +1,19 @@
-"""Reference estimators (spec 04 §10): the seed's ``TestEstimator`` and ``SequentialScratchEstimator``.
+"""The estimates a declared estimator answers with (spec 04 §10): the seed's ``TestEstimator``
+and ``SequentialScratchEstimator`` behaviours, vocabulary of registry documents.
 
-``ReferenceEstimator`` answers like the seed for each ``EstimateBehavior``:
-scratch ``fixed(scratch)`` (``tokens(scratch)`` for ``token_scaled_scratch``)
-invocation/overwrite, persistent ``fixed(persistent)`` plan/preserve, alignment
-16 (64 for ``arena_alignment64`` with weight-arena ids, 3 for
-``invalid_alignment``), and the forged identity/input fields of the ``wrong_*``
-behaviours. ``declared_estimate`` plugs both into ``DeclaredEstimator``.
+``behavior_estimate`` answers like the seed for each ``EstimateBehavior``: scratch
+``fixed(scratch)`` (``tokens(scratch)`` for ``token_scaled_scratch``) invocation/overwrite,
+persistent ``fixed(persistent)`` plan/preserve, alignment 16 (64 for ``arena_alignment64``
+with weight-arena ids, 3 for ``invalid_alignment``), and the forged identity/input fields
+of the ``wrong_*`` behaviours. ``sequential_estimate`` is the per-node fixed scratch.
+Registry documents declare estimators by these behaviours (``reference.documents.registry``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from reference.catalog.provider import OperationProviderDescriptor
 from reference.catalog.storage import DynamicStorageRequirement
@@ -29,16 +29,11 @@ from reference.resolution.workspace import (
 )
 from reference.versions import ContractVersion
 
-if TYPE_CHECKING:
-    from reference.catalog.documents import DeclaredEstimator
-
 __all__ = [
     "WEIGHT_ARENA_PREFIX",
-    "CallCounter",
     "EstimateBehavior",
-    "ReferenceEstimator",
-    "SequentialScratchEstimator",
-    "declared_estimate",
+    "behavior_estimate",
+    "sequential_estimate",
 ]
 
 #: Resource ids the program plan compiler gives weight arenas.
@@ -57,16 +52,6 @@ class EstimateBehavior(Enum):
     WRONG_INPUT = "wrong_input"
     INVALID_ALIGNMENT = "invalid_alignment"
     MISSING_SCRATCH = "missing_scratch"
-
-
-@dataclass
-class CallCounter:
-    """A shared mutable call count (the seed's ``Arc<AtomicUsize>``)."""
-
-    count: int = 0
-
-    def bump(self) -> None:
-        self.count += 1
 
 
 def _contiguous() -> DynamicStorageRequirement:
@@ -145,55 +130,4 @@ def sequential_estimate(
         16,
         _scratch(scratch_bytes, False),
         _persistent(persistent_bytes),
-    )
-
-
-@dataclass(eq=False)
-class ReferenceEstimator:
-    """The seed ``TestEstimator``: one provider descriptor, a shared call counter, sizes and a behaviour."""
-
-    provider: OperationProviderDescriptor
-    calls: CallCounter
-    scratch_bytes: int
-    persistent_bytes: int
-    behavior: EstimateBehavior = EstimateBehavior.CORRECT
-
-    def descriptor(self) -> OperationProviderDescriptor:
-        return self.provider
-
-    def estimate_resources(self, request: OperationResourceEstimateRequest) -> OperationResourceEstimate:
-        self.calls.bump()
-        return behavior_estimate(self.provider, request, self.scratch_bytes, self.persistent_bytes, self.behavior)
-
-
-#: The seed's per-node scratch sizes.
-SEQUENTIAL_SCRATCH_BYTES: Final = {NodeId("node.first"): 64, NodeId("node.second"): 96}
-
-
-@dataclass(eq=False)
-class SequentialScratchEstimator:
-    """The seed ``SequentialScratchEstimator``: scratch 64 / 96 for ``node.first`` / ``node.second``, persistent 32."""
-
-    provider: OperationProviderDescriptor
-    calls: CallCounter = field(default_factory=CallCounter)
-    scratch_bytes_by_node: Mapping[NodeId, int] = field(default_factory=lambda: dict(SEQUENTIAL_SCRATCH_BYTES))
-    persistent_bytes: int = 32
-
-    def descriptor(self) -> OperationProviderDescriptor:
-        return self.provider
-
-    def estimate_resources(self, request: OperationResourceEstimateRequest) -> OperationResourceEstimate:
-        self.calls.bump()
-        return sequential_estimate(self.provider, request, self.scratch_bytes_by_node, self.persistent_bytes)
-
-
-def declared_estimate(
-    estimator: DeclaredEstimator, request: OperationResourceEstimateRequest
-) -> OperationResourceEstimate:
-    """The ``DeclaredEstimator`` hook: per-node scratch when declared, else the declared behaviour."""
-    spec = estimator.spec
-    if spec.scratch_bytes_by_node:
-        return sequential_estimate(estimator.provider, request, dict(spec.scratch_bytes_by_node), spec.persistent_bytes)
-    return behavior_estimate(
-        estimator.provider, request, spec.scratch_bytes, spec.persistent_bytes, EstimateBehavior(spec.behavior)
     )

@@ -22,8 +22,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 from reference.canonical import JsonValue, canonical_bytes
+from reference.documents.custom_policy import AdversarialRuntimePolicy, DeclaredRuntimePolicy, ReportedPolicyValues
 from reference.errors import Serialization, VNextError, error_from_dict
-from reference.policy.custom import AdversarialRuntimePolicy, DeclaredRuntimePolicy, ReportedPolicyValues
 from reference.policy.enums import AttentionExecutionPolicy, ExecutionDeterminismRequirement
 from reference.policy.memory import CheckpointCapacityPolicy
 from reference.policy.resolved import WIRE_FIELDS, ResolvedRuntimePolicy, decode_policy_fields
@@ -110,11 +110,11 @@ def reported_from_wire(raw: Any, *, context: str = DOCUMENT_CONTEXT, path: str =
         profiles,
         obj.optional(
             "reusable_execution_policy",
-            lambda value, at: ReusableExecutionPolicy.from_wire(value, context=context, path=at),
+            lambda value, ctx, at: ReusableExecutionPolicy.from_wire(value, context=ctx, path=at),
         ),
         obj.optional(
             "checkpoint_capacity_policy",
-            lambda value, at: CheckpointCapacityPolicy.from_wire(value, context=context, path=at),
+            lambda value, ctx, at: CheckpointCapacityPolicy.from_wire(value, context=ctx, path=at),
         ),
     )
 

@@ -371,10 +371,10 @@ class WeightMaterializerDocument:
             SchemaEdit.from_wire(e, context, f"{schema_obj.at('edits')}[{i}]")
             for i, e in enumerate(schema_obj.array("edits"))
         )
-        sources = obj.optional("component_sources", lambda v, p: component_sources_from_wire(v, context, p))
+        sources = obj.optional("component_sources", component_sources_from_wire)
         fault = obj.optional(
             "fault",
-            lambda v, p: MaterializeFault(read_enum(v, [f.value for f in MaterializeFault], context=context, path=p)),
+            lambda v, c, p: MaterializeFault(read_enum(v, [f.value for f in MaterializeFault], context=c, path=p)),
         )
         return cls(
             WeightMaterializerDescriptor.from_wire(obj.raw("descriptor"), context=context, path=obj.at("descriptor")),

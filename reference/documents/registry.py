@@ -1,107 +1,59 @@
-"""Declarative JSON documents for catalogs and planning registries (for generators and out-of-process backends).
+"""Planning registry documents: an ``OperationRuntimeRegistry`` described as data (for generators and
+out-of-process backends).
 
-* Catalog document = the arguments of ``CapabilityCatalog::new`` as JSON:
-  ``{"device", "operations": [..], "providers": {op: [..]}, "engine_providers": [..],
-  "weight_materializers"?: {id: descriptor}}``. Shape errors are ``Serialization``;
-  contract violations keep their own kinds (duplicate ids in the lists are
-  reachable here, unlike the map-shaped wire).
-* Registry document = ``{"contracts": [{"operation_id", "reject_signature"}],
-  "estimators": [{"provider_id", "behavior", "scratch_bytes", "persistent_bytes",
-  "scratch_bytes_by_node"?}]}``; the estimate behaviours are the seed's nine.
+``{"contracts": [{"operation_id", "reject_signature"}], "estimators": [{"provider_id", "behavior",
+"scratch_bytes", "persistent_bytes", "scratch_bytes_by_node"?}]}``. A declared contract is the
+seed's ``TestOperationContract``; a declared estimator answers with the estimate of its behaviour
+(the seed's nine, ``reference.documents.estimators``), or per node when ``scratch_bytes_by_node``
+is given (``SequentialScratchEstimator``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from reference.catalog.catalog import CapabilityCatalog
-from reference.catalog.device import DeviceDescriptor
-from reference.catalog.engine import EngineProviderDescriptor
 from reference.catalog.operation import OperationDescriptor
 from reference.catalog.provider import OperationProviderDescriptor
-from reference.catalog.registry import DeclaredOperationContract, OperationResourceEstimator, OperationRuntimeRegistry
-from reference.catalog.weight_materializer import WeightMaterializerDescriptor
-from reference.errors import Serialization
-from reference.ids import NodeId, OperationId, ProviderId, WeightMaterializerId
-from reference.wire import WireObject, read_list, read_uint
+from reference.catalog.registry import OperationResourceEstimator, OperationRuntimeRegistry
+from reference.catalog.tensor_contract import TensorContract
+from reference.documents.estimators import EstimateBehavior, behavior_estimate, sequential_estimate
+from reference.errors import Serialization, invalid_plan
+from reference.ids import NodeId, OperationId, ProviderId
+from reference.resolution.estimate import OperationResourceEstimate, OperationResourceEstimateRequest
+from reference.wire import WireObject, read_uint
 
 __all__ = [
     "ESTIMATE_BEHAVIORS",
     "ContractSpec",
     "DeclaredEstimator",
+    "DeclaredOperationContract",
     "EstimatorSpec",
     "RegistryDocument",
-    "catalog_from_document",
-    "catalog_to_document",
+    "declared_estimate",
 ]
 
 #: The seed's ``EstimateBehavior`` variants, snake_case, in declaration order.
-ESTIMATE_BEHAVIORS: Final = (
-    "correct",
-    "arena_alignment64",
-    "token_scaled_scratch",
-    "wrong_estimator_id",
-    "wrong_estimator_version",
-    "wrong_implementation",
-    "wrong_input",
-    "invalid_alignment",
-    "missing_scratch",
-)
-
-_CONTEXT: Final = "decode catalog document"
+ESTIMATE_BEHAVIORS: Final = tuple(behavior.value for behavior in EstimateBehavior)
 
 
-def catalog_to_document(catalog: CapabilityCatalog) -> dict[str, Any]:
-    """The constructor-shaped document of ``catalog`` (always carries its materializer map)."""
-    return {
-        "device": catalog.device.to_wire(),
-        "operations": [op.to_wire() for op in catalog.operations.values()],
-        "providers": {k.value: [p.to_wire() for p in v] for k, v in catalog.providers.items()},
-        "engine_providers": [e.to_wire() for e in catalog.engine_providers.values()],
-        "weight_materializers": {k.value: v.to_wire() for k, v in catalog.weight_materializers.items()},
-    }
+@dataclass(eq=False)
+class DeclaredOperationContract:
+    """The seed's ``TestOperationContract``: counts calls, refuses when told to or when slices differ."""
 
+    operation: OperationDescriptor
+    reject_signature: bool = False
+    calls: int = field(default=0)
 
-def catalog_from_document(doc: Any, *, context: str = _CONTEXT) -> CapabilityCatalog:
-    """Decode, run ``CapabilityCatalog(...)`` (``new``), then replace materializers when given."""
-    fields = ("device", "operations", "providers", "engine_providers", "weight_materializers")
-    if isinstance(doc, dict) and "weight_materializers" not in doc:
-        doc = {**doc, "weight_materializers": None}
-    obj = WireObject(doc, fields, type_name="CatalogDocument", context=context)
-    device = DeviceDescriptor.from_wire(obj.raw("device"), context=context, path=obj.at("device"))
-    operations = [
-        OperationDescriptor.from_wire(op, context=context, path=f"{obj.at('operations')}[{i}]")
-        for i, op in enumerate(obj.array("operations"))
-    ]
-    raw_providers = obj.raw("providers")
-    if not isinstance(raw_providers, dict):
-        raise Serialization(context, f"{obj.at('providers')}: expected a JSON object")
-    providers: dict[OperationId, list[OperationProviderDescriptor]] = {}
-    for key, items in raw_providers.items():
-        at = f"{obj.at('providers')}.{key}"
-        providers[OperationId.from_wire(key, context=context)] = [
-            OperationProviderDescriptor.from_wire(item, context=context, path=f"{at}[{i}]")
-            for i, item in enumerate(read_list(items, context=context, path=at))
-        ]
-    engines = [
-        EngineProviderDescriptor.from_wire(e, context=context, path=f"{obj.at('engine_providers')}[{i}]")
-        for i, e in enumerate(obj.array("engine_providers"))
-    ]
-    catalog = CapabilityCatalog(device, operations, providers, engines)
-    raw_materializers = obj.raw("weight_materializers")
-    if raw_materializers is None:
-        return catalog
-    if not isinstance(raw_materializers, dict):
-        raise Serialization(context, f"{obj.at('weight_materializers')}: expected a JSON object")
-    materializers = {
-        WeightMaterializerId.from_wire(k, context=context): WeightMaterializerDescriptor.from_wire(
-            v, context=context, path=f"{obj.at('weight_materializers')}.{k}"
-        )
-        for k, v in raw_materializers.items()
-    }
-    return catalog.with_weight_materializer_descriptors(materializers)
+    def descriptor(self) -> OperationDescriptor:
+        return self.operation
+
+    def validate_signature(self, inputs: Sequence[TensorContract], outputs: Sequence[TensorContract]) -> None:
+        self.calls += 1
+        if self.reject_signature or tuple(inputs) != self.operation.inputs or tuple(outputs) != self.operation.outputs:
+            raise invalid_plan("typed operation signature rejected")
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,9 +110,7 @@ class DeclaredEstimator:
 
     @classmethod
     def reference(cls, provider: OperationProviderDescriptor, spec: EstimatorSpec) -> DeclaredEstimator:
-        """The declared behaviour answered by ``reference.resolution.estimators.declared_estimate``."""
-        from reference.resolution.estimators import declared_estimate  # the resolution layer imports the catalog
-
+        """The declared behaviour answered by ``declared_estimate``."""
         return cls(provider, spec, declared_estimate)
 
     def descriptor(self) -> OperationProviderDescriptor:
@@ -169,10 +119,20 @@ class DeclaredEstimator:
     def estimate_resources(self, request: Any) -> Any:
         self.calls += 1
         if self.estimate is None:
-            from reference.resolution.estimators import declared_estimate  # the resolution layer imports the catalog
-
             return declared_estimate(self, request)
         return self.estimate(self, request)
+
+
+def declared_estimate(
+    estimator: DeclaredEstimator, request: OperationResourceEstimateRequest
+) -> OperationResourceEstimate:
+    """The ``DeclaredEstimator`` hook: per-node scratch when declared, else the declared behaviour."""
+    spec = estimator.spec
+    if spec.scratch_bytes_by_node:
+        return sequential_estimate(estimator.provider, request, dict(spec.scratch_bytes_by_node), spec.persistent_bytes)
+    return behavior_estimate(
+        estimator.provider, request, spec.scratch_bytes, spec.persistent_bytes, EstimateBehavior(spec.behavior)
+    )
 
 
 EstimatorFactory = Callable[[EstimatorSpec, OperationProviderDescriptor], OperationResourceEstimator]
@@ -184,20 +144,6 @@ class RegistryDocument:
 
     contracts: tuple[ContractSpec, ...]
     estimators: tuple[EstimatorSpec, ...]
-
-    @classmethod
-    def for_catalog(
-        cls, catalog: CapabilityCatalog, scratch_bytes: int, persistent_bytes: int, behavior: str = "correct"
-    ) -> RegistryDocument:
-        """The seed's ``TestPlanningEntries::new``: one contract per operation, one estimator per provider."""
-        return cls(
-            tuple(ContractSpec(op_id) for op_id in catalog.operations),
-            tuple(
-                EstimatorSpec(p.provider_id, behavior, scratch_bytes, persistent_bytes)
-                for entries in catalog.providers.values()
-                for p in entries
-            ),
-        )
 
     def build(
         self, catalog: CapabilityCatalog, estimator_factory: EstimatorFactory | None = None

@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from reference.canonical import JsonValue, canonical_bytes
 from reference.errors import VNextError
-from reference.policy._ints import check_uint
+from reference.ints import check_uint
 from reference.policy.enums import AttentionExecutionPolicy, ExecutionDeterminismRequirement
 from reference.policy.memory import CheckpointCapacityPolicy
 from reference.policy.reusable import ReusableExecutionPolicy
@@ -58,8 +58,8 @@ class AdversarialRuntimePolicy(RuntimePolicy):
         dynamic_storage_profile_order: Iterable[StorageProfile],
     ) -> None:
         set_ = object.__setattr__
-        set_(self, "_maximum_active_sequences", check_uint(maximum_active_sequences, 32, "Adversarial", "sequences"))
-        set_(self, "_maximum_scheduled_tokens", check_uint(maximum_scheduled_tokens, 64, "Adversarial", "tokens"))
+        set_(self, "_maximum_active_sequences", check_uint(maximum_active_sequences, 32, "Adversarial.sequences"))
+        set_(self, "_maximum_scheduled_tokens", check_uint(maximum_scheduled_tokens, 64, "Adversarial.tokens"))
         set_(self, "_order", tuple(dynamic_storage_profile_order))
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -145,10 +145,10 @@ class ReportedPolicyValues:
     checkpoint_capacity_policy: CheckpointCapacityPolicy | None = None
 
     def __post_init__(self) -> None:
-        check_uint(self.memory_capacity_bytes, 64, "ReportedPolicyValues", "memory_capacity_bytes")
-        check_uint(self.memory_reserve_bytes, 64, "ReportedPolicyValues", "memory_reserve_bytes")
-        check_uint(self.maximum_active_sequences, 32, "ReportedPolicyValues", "maximum_active_sequences")
-        check_uint(self.maximum_scheduled_tokens, 64, "ReportedPolicyValues", "maximum_scheduled_tokens")
+        check_uint(self.memory_capacity_bytes, 64, "ReportedPolicyValues.memory_capacity_bytes")
+        check_uint(self.memory_reserve_bytes, 64, "ReportedPolicyValues.memory_reserve_bytes")
+        check_uint(self.maximum_active_sequences, 32, "ReportedPolicyValues.maximum_active_sequences")
+        check_uint(self.maximum_scheduled_tokens, 64, "ReportedPolicyValues.maximum_scheduled_tokens")
         object.__setattr__(self, "dynamic_storage_profile_order", tuple(self.dynamic_storage_profile_order))
 
     @classmethod

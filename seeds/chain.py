@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from reference.catalog.catalog import CapabilityCatalog
 from reference.catalog.storage import ResolvedValueRole
 from reference.catalog.tensor_contract import TensorAccess
-from reference.fixtures.families import TestFamily, fixture_byte_state, fixture_f32_profiles
 from reference.ids import ExternalModelMetadataId, ModelFamilyId, NodeId, OperationId, ProgramValueId, WeightId
 from reference.model.element import ElementType
 from reference.model.numerical import FamilyNumericalProfiles, NumericalExecutionProfile
@@ -24,7 +23,12 @@ from reference.model.tensor import ContiguousLayout, ProgramTensorSpec
 from reference.policy.runtime_policy import RuntimePolicy
 from reference.resolution.binding import ResolvedValueBinding
 from reference.resolution.node_resolution import PlanNodeResolution
+from reference.resolution.usage import BufferUsage
 from reference.versions import ContractVersion
+from seeds.catalogs import catalog
+from seeds.families import TestFamily, fixture_byte_state, fixture_f32_profiles
+from seeds.policies import policy as seed_policy
+from seeds.resolution import _weight_binding, binding, planning_registry
 
 __all__ = ["ChainCase", "ChainFamily", "chain_case", "chain_values"]
 
@@ -82,8 +86,6 @@ class ChainFamily(TestFamily):
 
 def chain_values(index: int, count: int, family: PreparedModelFamily) -> list[ResolvedValueBinding]:
     """Node ``index``'s bindings: previous value, the weight, the state, its output."""
-    from reference.fixtures.resolution import _weight_binding, binding
-    from reference.resolution.usage import BufferUsage
 
     inp, out = ResolvedValueRole.INPUT, ResolvedValueRole.OUTPUT
     del family
@@ -106,9 +108,6 @@ class ChainCase:
 
 def chain_case(node_count: int, policy: RuntimePolicy | None = None) -> ChainCase:
     """Prepare ``ChainFamily(node_count)`` and resolve every node (seed catalog, Correct estimator)."""
-    from reference.fixtures.catalogs import catalog
-    from reference.fixtures.policies import policy as seed_policy
-    from reference.fixtures.resolution import planning_registry
 
     family = TypedFamilyRegistration(ChainFamily(node_count)).prepare_with_profile({"width": 4}, "fixture.f32")
     cat = catalog()
