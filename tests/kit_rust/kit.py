@@ -22,6 +22,21 @@ KIT_DIR: Final = ROOT / "kits" / "rust"
 PYTHON: Final = sys.executable
 #: A generous per-line budget for a loaded machine (never asserted as a duration).
 LINE_TIMEOUT_S: Final = 120.0
+#: The harness's handshake request (PROTOCOL §4).
+HANDSHAKE: Final[dict[str, Any]] = {
+    "id": 0,
+    "op": "handshake",
+    "params": {
+        "protocol": {"major": 1, "minor": 0},
+        "suite": {"name": "vnext-conformance", "version": "0.1.0"},
+        "contract": {
+            "crate": "ferrum-interfaces",
+            "version": "0.12.2",
+            "module": "vnext",
+            "plan_schema": {"major": 8, "minor": 1},
+        },
+    },
+}
 
 
 def bin_dir() -> Path:

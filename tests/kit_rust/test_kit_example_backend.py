@@ -23,25 +23,11 @@ from harness.backends import ReferenceBackend
 from harness.contract import CONTRACT_LIMITS, KNOWN_OPERATIONS
 from harness.protocol import parse_reply
 
-from .kit import PYTHON, ROOT, child_env, serve_argv
+from .kit import HANDSHAKE, PYTHON, ROOT, child_env, serve_argv
 
 RUN_TIMEOUT_S = 600.0
 #: The suites the forwarding run covers: describe, the corpus, families/catalogs, weights, vectors.
 FORWARDED_SUITES = ("describe", "corpus", "family_catalog", "weights", "contract_vectors")
-HANDSHAKE = {
-    "id": 0,
-    "op": "handshake",
-    "params": {
-        "protocol": {"major": 1, "minor": 0},
-        "suite": {"name": "vnext-conformance", "version": "0.1.0"},
-        "contract": {
-            "crate": "ferrum-interfaces",
-            "version": "0.12.2",
-            "module": "vnext",
-            "plan_schema": {"major": 8, "minor": 1},
-        },
-    },
-}
 
 
 def conformance_run(tmp_path: Path, backend: str, suites: tuple[str, ...]) -> tuple[int, list[dict[str, Any]]]:

@@ -20,8 +20,7 @@ from harness.backends import ReferenceBackend
 from harness.contract import CONTRACT_LIMITS
 from harness.protocol import parse_reply
 
-from .kit import PYTHON, ROOT, binary, child_env, serve_argv
-from .test_kit_example_backend import HANDSHAKE
+from .kit import HANDSHAKE, PYTHON, ROOT, binary, child_env, serve_argv
 
 TIMEOUT_S = 300.0
 
