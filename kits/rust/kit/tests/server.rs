@@ -46,7 +46,7 @@ fn run(input: &str, options: ServerOptions) -> Vec<Reply> {
     output.split(|&b| b == b'\n').filter(|l| !l.is_empty()).map(|l| Reply::parse(l).unwrap()).collect()
 }
 
-fn session(lines: &[&str]) -> Vec<Reply> {
+fn after_handshake(lines: &[&str]) -> Vec<Reply> {
     let mut input = String::from(HANDSHAKE);
     input.push('\n');
     for line in lines {
@@ -92,7 +92,7 @@ fn requests_before_the_handshake_are_refused() {
 
 #[test]
 fn one_reply_per_request_and_blank_lines_are_ignored() {
-    let replies = session(&[
+    let replies = after_handshake(&[
         "",
         "   \t",
         "\r",
@@ -110,7 +110,7 @@ fn one_reply_per_request_and_blank_lines_are_ignored() {
 
 #[test]
 fn failures_carry_the_protocol_codes() {
-    let replies = session(&[
+    let replies = after_handshake(&[
         "not json",
         r#"{"id":1,"op":"no_such_op","params":{}}"#,
         r#"{"id":2,"op":"revalidate","params":{"scenario":{},"wire_base64":""}}"#,
@@ -143,7 +143,7 @@ fn failures_carry_the_protocol_codes() {
 
 #[test]
 fn contract_errors_are_error_objects() {
-    let replies = session(&[r#"{"id":1,"op":"build_plan","params":{"scenario":{"name":"bad"}}}"#]);
+    let replies = after_handshake(&[r#"{"id":1,"op":"build_plan","params":{"scenario":{"name":"bad"}}}"#]);
     match &replies[0].body {
         ReplyBody::Error(e) => {
             let object = Value::Object(e.to_map());
