@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from harness.backends import ReferenceBackend
-from harness.description import BackendDescription
+from harness.backends.reference import ReferenceImplementation
+from harness.protocol.description import BackendDescription
 
 
-class LimitlessBackend(ReferenceBackend):
+class LimitlessBackend(ReferenceImplementation):
     """The reference, describing itself with an empty ``limits`` map."""
 
     def describe(self) -> BackendDescription:

@@ -24,7 +24,7 @@ import schemas
 from conformance.corpus import corpus_paths
 from conformance.golden import load as load_golden
 from reference.canonical import canonical_bytes
-from reference.fixtures.scenarios import seed_scenario
+from seeds.scenarios import seed_scenario
 from strategies.budget import (
     BASES,
     EDGE_KINDS,
@@ -37,14 +37,9 @@ from strategies.budget import (
     scratch_cases,
     sequence_pairs,
 )
-from strategies.scenarios import (
-    RESPELLINGS,
-    SEMANTIC_CHANGES,
-    respelled,
-    rich_fixture_case,
-    scenario_cases,
-    semantically_changed,
-)
+from strategies.respellings import RESPELLINGS, respelled
+from strategies.scenarios import rich_fixture_case, scenario_cases
+from strategies.semantic_changes import SEMANTIC_CHANGES, semantically_changed
 
 from .kit import LineProcess
 

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 import schemas
-from harness.backends import ReferenceBackend
-from harness.contract import CONTRACT_LIMITS
-from harness.protocol import parse_reply
+from harness.backends import connect
+from harness.identity import CONTRACT_LIMITS
+from harness.protocol.envelope import decode_reply
 
 from .kit import HANDSHAKE, PYTHON, ROOT, binary, child_env, serve_argv
 
@@ -56,7 +56,7 @@ def test_protocol_schema_references_resolve_in_the_schemas_tree() -> None:
 def test_an_empty_limits_map_is_well_formed_but_fails_the_describe_suite(tmp_path: Path) -> None:
     """``limits`` must hold every contract limit: ``{}`` passes the schema, then fails exactly the
     describe suite's ``test_contract_limit`` cases."""
-    schemas.validate("protocol/describe.json", {**ReferenceBackend().describe().to_wire(), "limits": {}})
+    schemas.validate("protocol/describe.json", {**connect("reference").describe().to_wire(), "limits": {}})
     report = tmp_path / "report.jsonl"
     options = ["--only", "describe", "--profile", "ci", "--report-json", str(report)]
     proc = subprocess.run(
@@ -95,5 +95,5 @@ def test_blank_lines_get_no_reply(server: str) -> None:
         cwd=Path(ROOT),
     )
     assert proc.returncode == 0
-    replies = [parse_reply(line) for line in proc.stdout.splitlines()]
+    replies = [decode_reply(line) for line in proc.stdout.splitlines()]
     assert [(r.request_id, r.kind) for r in replies] == [(0, "result"), (1, "result")]
