@@ -20,18 +20,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from reference.bounded_read import read_bounded
 from reference.canonical import loads_strict
-from reference.errors import Serialization
+from reference.errors import Serialization, preview
 from reference.wire import WireObject
 
 __all__ = ["MANIFEST_VERSION", "Expectation", "Manifest", "ManifestError", "load_manifest"]
 
 MANIFEST_VERSION: Final = 1
+#: A manifest lists known failures by case id; far below this in practice.
+MAX_MANIFEST_BYTES: Final = 16 * 1024 * 1024
 _CONTEXT: Final = "decode expectation manifest"
 
 
 class ManifestError(ValueError):
-    """The manifest file is unreadable or malformed."""
+    """The manifest file is unreadable or malformed; ``error`` is the decode error when it is one."""
+
+    def __init__(self, message: str, error: Serialization | None = None) -> None:
+        super().__init__(message)
+        self.error = error
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +69,7 @@ class Manifest:
 
 
 def _entry(case_id: str, raw: Any) -> Expectation:
-    path = f"$.cases[{case_id!r}]"
+    path = f"$.cases[{preview(case_id, 80)}]"
     obj = WireObject(
         raw, ("status", "reason", "issue", "expires"), type_name="Expectation", context=_CONTEXT, path=path
     )
@@ -72,12 +79,13 @@ def _entry(case_id: str, raw: Any) -> Expectation:
         raise Serialization(_CONTEXT, f"{path}.reason must not be empty")
     issue = obj.optional("issue", lambda raw, _context, path: _string(raw, path))
     expires_text = obj.string("expires")
+    not_a_date = f"{path}.expires must be a YYYY-MM-DD date, got {preview(expires_text, 40)}"
     try:
         expires = dt.date.fromisoformat(expires_text)
     except ValueError:
-        raise Serialization(_CONTEXT, f"{path}.expires must be a YYYY-MM-DD date, got {expires_text!r}") from None
+        raise Serialization(_CONTEXT, not_a_date) from None
     if len(expires_text) != 10:
-        raise Serialization(_CONTEXT, f"{path}.expires must be a YYYY-MM-DD date, got {expires_text!r}")
+        raise Serialization(_CONTEXT, not_a_date)
     return Expectation(case_id, status, reason, issue, expires)  # type: ignore[arg-type]
 
 
@@ -101,18 +109,17 @@ def parse_manifest(raw: Any) -> Manifest:
             raise Serialization(_CONTEXT, "$.cases must be an object keyed by case id")
         cases = {case_id: _entry(case_id, entry) for case_id, entry in sorted(cases_raw.items())}
     except Serialization as exc:
-        raise ManifestError(exc.message_text) from None
+        raise ManifestError(exc.message_text, exc) from None
     return Manifest(backend, cases)
 
 
 def load_manifest(path: Path | str) -> Manifest:
-    """Read and decode the manifest at ``path``."""
+    """Read (size bounded while reading) and decode the manifest at ``path``."""
     try:
-        data = Path(path).read_bytes()
+        data = read_bounded(path, max_bytes=MAX_MANIFEST_BYTES, context=_CONTEXT)
+        raw = loads_strict(data, context=_CONTEXT, max_bytes=MAX_MANIFEST_BYTES)
     except OSError as exc:
-        raise ManifestError(f"cannot read expectation manifest {str(path)!r}: {exc}") from None
-    try:
-        raw = loads_strict(data, context=_CONTEXT, max_bytes=16 * 1024 * 1024)
+        raise ManifestError(f"cannot read expectation manifest {str(path)!r}: {exc.strerror or exc}") from None
     except Serialization as exc:
-        raise ManifestError(exc.message_text) from None
+        raise ManifestError(exc.message_text, exc) from None
     return parse_manifest(raw)

@@ -24,7 +24,7 @@ from typing import Any, Final
 import numpy as np
 import orjson
 
-from reference.errors import Serialization
+from reference.errors import Serialization, preview
 from reference.ints import I64_MIN, U64_MAX
 from reference.json_scan import max_depth
 
@@ -96,36 +96,49 @@ def format_float(value: float) -> str:
     return "-" + out if negative else out
 
 
-def _scan(value: JsonValue, context: str) -> bool:
-    """Check ``value`` is plain JSON; return True when it holds a float.
+def _too_deep(context: str, depth: int) -> Serialization:
+    return Serialization(context, f"recursion limit exceeded: nesting depth {depth} >= {MAX_JSON_DEPTH}")
 
-    Iterative, so deep values cannot exhaust the Python stack.
+
+def _scan(value: JsonValue, context: str) -> bool:
+    """Check ``value`` is plain JSON nested less than ``MAX_JSON_DEPTH`` deep; return True when it holds a float.
+
+    Walks one nesting level at a time (no recursion), so deep values cannot exhaust the Python
+    stack. A value nested 128 or more deep is refused as serde_json's reader refuses it: no
+    contract decoder could read its bytes back (decision R-2).
     """
     has_float = False
-    stack: list[Any] = [value]
-    pop = stack.pop
-    push = stack.extend
-    while stack:
-        item = pop()
-        t = type(item)
-        if t is dict:
-            for key in item:
-                if type(key) is not str:
-                    raise Serialization(context, f"object key must be a string, got {type(key).__name__}")
-            push(item.values())
-        elif t is list:
-            push(item)
-        elif t is str or t is bool or item is None:
-            continue
-        elif t is int:
-            if item > U64_MAX or item < I64_MIN:
-                raise Serialization(context, f"integer {item} is outside the u64/i64 range")
-        elif t is float:
-            if not math.isfinite(item):
-                raise Serialization(context, "NaN and infinities have no JSON form")
-            has_float = True
-        else:
-            raise Serialization(context, f"{t.__name__} is not a JSON value")
+    level: list[Any] = [value]
+    nesting = 1  # the nesting depth of a container met in ``level``
+    while level:
+        below: list[Any] = []
+        push = below.extend
+        for item in level:
+            t = type(item)
+            if t is dict:
+                if nesting >= MAX_JSON_DEPTH:
+                    raise _too_deep(context, nesting)
+                for key in item:
+                    if type(key) is not str:
+                        raise Serialization(context, f"object key must be a string, got {type(key).__name__}")
+                push(item.values())
+            elif t is list:
+                if nesting >= MAX_JSON_DEPTH:
+                    raise _too_deep(context, nesting)
+                push(item)
+            elif t is str or t is bool or item is None:
+                continue
+            elif t is int:
+                if item > U64_MAX or item < I64_MIN:
+                    raise Serialization(context, f"integer {preview(item)} is outside the u64/i64 range")
+            elif t is float:
+                if not math.isfinite(item):
+                    raise Serialization(context, "NaN and infinities have no JSON form")
+                has_float = True
+            else:
+                raise Serialization(context, f"{t.__name__} is not a JSON value")
+        level = below
+        nesting += 1
     return has_float
 
 

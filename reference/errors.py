@@ -14,8 +14,9 @@ Conformance matches on ``kind`` and the structured fields, never on
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from reference.ints import fits_uint
 
@@ -42,9 +43,49 @@ __all__ = [
     "UnsupportedPlanSchema",
     "VNextError",
     "WeightMaterializerQualityApprovalRequired",
+    "clip",
     "error_from_dict",
     "invalid_plan",
+    "preview",
 ]
+
+#: Characters of one echoed value in a message.
+PREVIEW_CHARS: Final = 200
+#: Characters of a ``Serialization`` message (its text echoes untrusted input).
+MAX_MESSAGE_CHARS: Final = 1024
+
+
+class _Preview(reprlib.Repr):
+    """``repr`` bounded in length and depth, whatever the value (huge strings, deep nesting, long integers)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxlevel = 4
+        self.maxstring = PREVIEW_CHARS
+        self.maxother = PREVIEW_CHARS
+        self.maxlong = 60
+        self.maxdict = 6
+        self.maxlist = 8
+
+    def repr_int(self, x: int, level: int) -> str:
+        if x.bit_length() > 200:  # past ~60 digits; also where str(int) would refuse (4300 digits)
+            return f"<{x.bit_length()}-bit integer>"
+        text: str = super().repr_int(x, level)
+        return text
+
+
+_PREVIEW: Final = _Preview()
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, marking the cut."""
+    return text if len(text) <= limit else text[: max(limit - 3, 0)] + "..."
+
+
+def preview(value: object, limit: int = PREVIEW_CHARS) -> str:
+    """A bounded ``repr`` of an untrusted value for a message: at most ``limit`` characters, never recursing
+    deeper than a few levels (so a deep value cannot exhaust the stack)."""
+    return clip(_PREVIEW.repr(value), limit)
 
 
 class VNextError(Exception):
@@ -71,8 +112,9 @@ class VNextError(Exception):
 
     @property
     def message(self) -> str:
-        """Informational text; never matched by conformance."""
-        parts = ", ".join(f"{name}={getattr(self, name)!r}" for name, _ in self.fields)
+        """Informational text; never matched by conformance. Each field is shown as a bounded preview, so a
+        message never repeats a long value (the value itself stays whole in its field)."""
+        parts = ", ".join(f"{name}={preview(getattr(self, name))}" for name, _ in self.fields)
         return f"{self.kind}: {parts}" if parts else self.kind
 
     def field_values(self) -> dict[str, Any]:
@@ -95,7 +137,7 @@ class VNextError(Exception):
         return hash((self.kind, tuple(sorted(self.field_values().items(), key=lambda kv: kv[0]))))
 
     def __repr__(self) -> str:
-        parts = ", ".join(f"{name}={getattr(self, name)!r}" for name, _ in self.fields)
+        parts = ", ".join(f"{name}={preview(getattr(self, name))}" for name, _ in self.fields)
         return f"{type(self).__name__}({parts})"
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -119,7 +161,7 @@ def _check_field(owner: str, name: str, type_name: str, value: Any) -> None:
     else:  # pragma: no cover - programming error in a declaration
         raise AssertionError(type_name)
     if not ok:
-        raise TypeError(f"{owner}.{name} must be {type_name}, got {value!r}")
+        raise TypeError(f"{owner}.{name} must be {type_name}, got {preview(value)}")
 
 
 class InvalidIdentity(VNextError):
@@ -290,7 +332,11 @@ class InvalidResolvedModelPlan(VNextError):
 
 
 class Serialization(VNextError):
-    """Any failure at a decode or encode boundary, or a wire byte cap exceeded."""
+    """Any failure at a decode or encode boundary, or a wire byte cap exceeded.
+
+    ``message_text`` is free text that often echoes the refused input; it is cut to
+    ``MAX_MESSAGE_CHARS`` characters.
+    """
 
     kind = "serialization"
     fields = (("context", "string"), ("message_text", "string"))
@@ -298,7 +344,8 @@ class Serialization(VNextError):
     message_text: str
 
     def __init__(self, context: str, message_text: str) -> None:
-        super().__init__(context=context, message_text=message_text)
+        text = clip(message_text, MAX_MESSAGE_CHARS) if isinstance(message_text, str) else message_text
+        super().__init__(context=context, message_text=text)
 
     @property
     def message(self) -> str:
@@ -352,7 +399,7 @@ def error_from_dict(obj: Mapping[str, Any]) -> VNextError:
     kind = obj.get("kind")
     cls = ERROR_KINDS.get(kind) if isinstance(kind, str) else None
     if cls is None:
-        raise Serialization("decode error object", f"unknown error kind {kind!r}")
+        raise Serialization("decode error object", f"unknown error kind {preview(kind, 80)}")
     if cls is Serialization:
         allowed = {"kind", "context", "message"}
         if set(obj) != allowed:

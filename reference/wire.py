@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from enum import StrEnum
 from typing import Any, Self, TypeVar
 
-from reference.errors import Serialization, VNextError
+from reference.errors import Serialization, VNextError, clip, preview
 from reference.ints import U16_MAX, U32_MAX, U64_MAX, fits_i64, fits_uint
 from reference.versions import ContractVersion
 
@@ -94,13 +94,13 @@ def read_tagged(raw: Any, allowed: Iterable[str], *, context: str, path: str) ->
     choices = tuple(allowed)
     if isinstance(raw, str):
         if raw not in choices:
-            raise Serialization(context, f"{path}: unknown variant {raw!r}")
+            raise Serialization(context, f"{path}: unknown variant {_show(raw)}")
         return raw, None
     if not isinstance(raw, dict) or len(raw) != 1:
         raise Serialization(context, f"{path}: expected an enum (string or single-key object), got {_show(raw)}")
     ((tag, content),) = raw.items()
     if tag not in choices:
-        raise Serialization(context, f"{path}: unknown variant {tag!r}")
+        raise Serialization(context, f"{path}: unknown variant {_show(tag)}")
     return tag, content
 
 
@@ -119,14 +119,14 @@ def read_tagged_enum(
     if isinstance(raw, str):
         if raw in unit_names:
             return raw, None
-        raise Serialization(context, f"{path}: unknown or non-unit variant {raw!r}")
+        raise Serialization(context, f"{path}: unknown or non-unit variant {_show(raw)}")
     if isinstance(raw, dict) and len(raw) == 1:
         ((tag, content),) = raw.items()
         if tag in struct_names:
             return tag, content
         if tag in unit_names and content is None:
             return tag, None
-        raise Serialization(context, f"{path}: unknown variant {tag!r}")
+        raise Serialization(context, f"{path}: unknown variant {_show(tag)}")
     raise Serialization(context, f"{path}: expected an enum (string or single-key object)")
 
 
@@ -136,7 +136,7 @@ def read_identity(raw: Any, cls: Callable[[str], T], *, context: str, path: str)
     try:
         return cls(text)
     except (VNextError, ValueError) as exc:
-        raise Serialization(context, f"{path}: invalid identity {text!r}: {exc}") from None
+        raise Serialization(context, f"{path}: invalid identity {_show(text)}: {exc}") from None
 
 
 def decode_with(build: Callable[[], T], *, context: str, path: str, argument_errors: bool = True) -> T:
@@ -200,7 +200,7 @@ class WireObject:
         if not lenient:
             unknown = [key for key in raw if key not in fields and key not in optional]
             if unknown:
-                raise Serialization(context, f"{path}: unknown field `{unknown[0]}` in {type_name}")
+                raise Serialization(context, f"{path}: unknown field `{clip(unknown[0], 80)}` in {type_name}")
         missing = [name for name in fields if name not in raw]
         if missing:
             raise Serialization(context, f"{path}: missing field `{missing[0]}` in {type_name}")
@@ -283,5 +283,5 @@ class WireObject:
 
 
 def _show(raw: Any) -> str:
-    text = repr(raw)
-    return text if len(text) <= 60 else text[:57] + "..."
+    """A short, bounded preview of an untrusted value (no full ``repr``: values may be huge or deep)."""
+    return preview(raw, 60)

@@ -32,7 +32,7 @@ def replay(args: argparse.Namespace) -> int:
             print(f"vnext-conformance replay: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
             return Exit.USAGE
         except Serialization as exc:
-            print(f"vnext-conformance replay: {path} is not a scenario bundle: {exc.message_text}", file=sys.stderr)
+            print(f"vnext-conformance replay: {path} is not a scenario bundle: {exc.message}", file=sys.stderr)
             return Exit.USAGE
     oracle = connect(DEFAULT_SPEC, check=check)
     failed = 0

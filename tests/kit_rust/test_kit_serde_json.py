@@ -195,11 +195,6 @@ def test_depth_decision(serde_json_writer: LineProcess, depth: int, leaf: Any) -
             loads_strict(serde, context="t")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="R-2: the reference should refuse to encode nesting of 128 or more like the kit; today it writes "
-    "float-free values up to 254 deep (orjson's limit) and float values up to Python's recursion limit",
-)
 @pytest.mark.parametrize("leaf", [1, 1.5], ids=["float-free", "with-float"])
 def test_reference_refuses_to_encode_what_no_decoder_reads(leaf: Any) -> None:
     with pytest.raises(Serialization):
