@@ -17,9 +17,8 @@ from reference.ids import AttributeId, Identity, OperationOracleId, identity_typ
 __all__ = ["IDENTITY_KINDS", "check_identity"]
 
 #: ``InvalidIdentity.kind`` -> the identity type, sorted by kind.
-IDENTITY_KINDS: Final[Mapping[str, type[Identity]]] = {
-    cls.KIND: cls for cls in sorted((*identity_types().values(), AttributeId, OperationOracleId), key=lambda c: c.KIND)
-}
+_TYPES: Final[tuple[type[Identity], ...]] = (*identity_types().values(), AttributeId, OperationOracleId)
+IDENTITY_KINDS: Final[Mapping[str, type[Identity]]] = {cls.KIND: cls for cls in sorted(_TYPES, key=lambda c: c.KIND)}
 
 
 def check_identity(identity_kind: str, value: str) -> None:

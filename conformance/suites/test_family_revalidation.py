@@ -159,7 +159,7 @@ DECODE_REJECTIONS: dict[str, tuple[Change, tuple[str, ...]]] = {
         ("02.10.1/state_decode_validates",),
     ),
     "version_and_unknown_key": (
-        lambda w: (w.__setitem__("wire_version", 3), w.__setitem__("extra", 1)),
+        lambda w: w.update(wire_version=3, extra=1),
         ("02.7.4/decode_order",),
     ),
 }
@@ -195,10 +195,10 @@ def test_a_non_reduced_rational_fails_decoding(backend: BackendUnderTest, oracle
 @pytest.mark.rules("02.7.4/reserialization_rejects_unsorted_program_lists", "02.7.5/unsorted_profile_lists")
 def test_unsorted_states_fail_decode_or_revalidation(backend: BackendUnderTest, oracle: Any) -> None:
     doc = seed_family_document("test")
-    second = copy.deepcopy(doc["program"]["states"][0])  # type: ignore[index]
+    second = copy.deepcopy(doc["program"]["states"][0])
     second["id"], second["value_id"] = "state.alpha", "value.alpha"
-    doc["program"]["states"].append(second)  # type: ignore[index, union-attr]
-    doc["numerical_profiles"]["profiles"][0]["states"].append(second)  # type: ignore[index, union-attr]
+    doc["program"]["states"].append(second)
+    doc["numerical_profiles"]["profiles"][0]["states"].append(second)
     scenario = _scenario()
     scenario["family"]["document"] = doc
     value = json.loads(_wire(oracle, scenario))
@@ -285,10 +285,10 @@ def _other_family(*external: str) -> dict[str, Any]:
     doc = _document(family_id="family.other", external_metadata_ids=sorted(external))
     doc["selected_external_metadata_id"] = external[0]
     program = copy.deepcopy(doc["program"])
-    program["family_id"] = "family.other"  # type: ignore[index]
+    program["family_id"] = "family.other"
     doc["program"] = program
     profiles = copy.deepcopy(doc["numerical_profiles"])
-    for profile in profiles["profiles"]:  # type: ignore[index, union-attr]
+    for profile in profiles["profiles"]:
         profile["family_id"] = "family.other"
     doc["numerical_profiles"] = profiles
     return doc

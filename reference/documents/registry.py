@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Final
 
 from reference.catalog.catalog import CapabilityCatalog
@@ -234,5 +235,5 @@ class RegistryDocument:
                 ),
                 estimate,
             )
-            estimators.append(decode_with(lambda args=args: EstimatorSpec(*args), context=context, path=at))
+            estimators.append(decode_with(partial(EstimatorSpec, *args), context=context, path=at))
         return cls(tuple(contracts), tuple(estimators))
