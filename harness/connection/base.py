@@ -38,10 +38,12 @@ _REPLY_PREVIEW: Final = 120
 class TransportError(Exception):
     """A transport could not carry an exchange; ``kind`` is the fault it amounts to."""
 
-    def __init__(self, kind: FaultKind, detail: str) -> None:
+    def __init__(self, kind: FaultKind, detail: str, *, first_line: bytes | None = None) -> None:
         super().__init__(detail)
         self.kind = kind
         self.detail = detail
+        #: For ``UNEXPECTED_REPLY``: the first of the lines read in reply (it may answer an earlier request).
+        self.first_line = first_line
 
 
 def handshake_line() -> bytes:
@@ -67,6 +69,8 @@ class Connection(abc.ABC):
         self._description: BackendDescription | None = None
         self._backend_request_cap: int | None = None
         self._unavailable: Fault | None = None
+        #: The last request answered: (operation, request id); a later line with its id is a second reply.
+        self._answered: tuple[str, int] | None = None
 
     # ----------------------------------------------------------------- transport hooks
 
@@ -137,6 +141,7 @@ class Connection(abc.ABC):
         return self._description
 
     def _handshake(self) -> None:
+        self._answered = None  # a new backend process answered nothing yet
         try:
             raw = self._exchange(handshake_line(), operation=HANDSHAKE_OP, request_id=HANDSHAKE_ID)
         except TransportError as failure:
@@ -170,8 +175,41 @@ class Connection(abc.ABC):
 
     # ----------------------------------------------------------------- requests
 
+    def _second_reply(self, line: bytes | None, request_id: int) -> tuple[str, int] | None:
+        """The earlier request ``line`` answers (a second reply to it), if it carries that request's id."""
+        answered = self._answered
+        if line is None or answered is None or answered[1] == request_id:
+            return None
+        try:
+            reply = decode_reply(line)
+        except EnvelopeError:
+            return None
+        return answered if reply.request_id == answered[1] else None
+
+    def _blame_second_reply(self, earlier: tuple[str, int]) -> None:
+        """Record the second reply against the request it answers; the transport is out of step: drop it."""
+        self._discard()
+        self._answered = None
+        self.fault(
+            FaultKind.UNEXPECTED_REPLY,
+            f"the backend replied a second time to request {earlier[1]} ({earlier[0]})",
+            operation=earlier[0],
+            request_id=earlier[1],
+        )
+
     def request(self, operation: str, params: Mapping[str, Any]) -> Reply:
-        """Send one request and return its reply (result, error or failure); ``BackendFault`` otherwise."""
+        """Send one request and return its reply (result, error or failure); ``BackendFault`` otherwise.
+
+        A line answering the previous request again is blamed on that request; this one is then sent once
+        more, to a restarted backend.
+        """
+        try:
+            return self._request(operation, params)
+        except _SecondReply as second:
+            self._blame_second_reply(second.earlier)
+        return self._request(operation, params)
+
+    def _request(self, operation: str, params: Mapping[str, Any]) -> Reply:
         self.open()
         request_id = self._next_id
         self._next_id += 1
@@ -189,6 +227,9 @@ class Connection(abc.ABC):
         try:
             raw = self._exchange(line, operation=operation, request_id=request_id)
         except TransportError as failure:
+            earlier = self._second_reply(failure.first_line, request_id)
+            if earlier is not None:
+                raise _SecondReply(earlier) from None
             code = self._discard()
             detail = (
                 f"{failure.detail}; the backend was killed" if failure.kind is FaultKind.TIMEOUT else failure.detail
@@ -206,6 +247,9 @@ class Connection(abc.ABC):
                 exit_code=code,
             ) from None
         if reply.request_id != request_id and not (reply.request_id is None and reply.kind == "failure"):
+            answered = self._answered
+            if answered is not None and reply.request_id == answered[1]:
+                raise _SecondReply(answered)
             self._discard()
             raise self.fault(
                 FaultKind.WRONG_REPLY_ID,
@@ -213,4 +257,13 @@ class Connection(abc.ABC):
                 operation=operation,
                 request_id=request_id,
             )
+        self._answered = (operation, request_id)
         return reply
+
+
+class _SecondReply(Exception):
+    """A reply line answered ``earlier`` (an already answered request) a second time."""
+
+    def __init__(self, earlier: tuple[str, int]) -> None:
+        super().__init__(earlier)
+        self.earlier = earlier

@@ -266,7 +266,9 @@ class ExecConnection(Connection):
         reply = self._roundtrip(child, line, timeout)
         if child.pending_output():
             raise TransportError(
-                FaultKind.UNEXPECTED_REPLY, "the backend wrote more than one line in reply to one request"
+                FaultKind.UNEXPECTED_REPLY,
+                "the backend wrote more than one line in reply to one request",
+                first_line=reply,
             )
         return reply
 
