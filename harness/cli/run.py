@@ -17,6 +17,7 @@ from harness.cases import case_id_for, known_suites
 from harness.cli.exits import Exit
 from harness.identity import RUN_PLUGIN_NAME
 from harness.options import pytest_argv
+from harness.reports.exits import run_exit
 
 __all__ = ["add_run_arguments", "collect_case_ids", "list_cases", "pytest_args", "run", "selection_problem"]
 
@@ -180,12 +181,4 @@ class _Observer:
         self.failed = bool(getattr(run, "failures", None))
 
     def exit(self, status: int) -> int:
-        if self.unavailable:
-            return Exit.UNAVAILABLE
-        if self.stopped is not None:  # a deliberate stop: max-fail, time budget
-            return Exit.FAILED if self.failed else Exit.PASSED
-        if status == pytest.ExitCode.INTERRUPTED:
-            return Exit.INTERRUPTED
-        if status in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.NO_TESTS_COLLECTED):
-            return Exit.USAGE
-        return Exit.PASSED if status == pytest.ExitCode.OK else Exit.FAILED
+        return run_exit(status, unavailable=self.unavailable, stopped=self.stopped is not None, failed=self.failed)

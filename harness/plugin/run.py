@@ -37,6 +37,7 @@ from harness.plugin.session import BackendSession
 from harness.plugin.settings import RunSettings
 from harness.reports import files
 from harness.reports.badge import render_badge
+from harness.reports.exits import run_exit
 from harness.reports.html import render_html
 from harness.reports.jsonl import FAILING, CaseRecord, JsonlReport, Totals
 from harness.reports.markdown import render_markdown
@@ -509,7 +510,14 @@ class ConformanceRun:
                 self.report.rules(self.tally)
             self.report.footer(
                 self.totals,
-                exit_status=int(exitstatus),
+                exit_status=int(
+                    run_exit(
+                        int(exitstatus),
+                        unavailable=self.unavailable is not None,
+                        stopped=self.stopped is not None,
+                        failed=bool(self.failures),
+                    )
+                ),
                 complete=not self.interrupted and self.stopped is None,
                 stopped=None if self.stopped is None else {"kind": self.stopped[0], "reason": self.stopped[1]},
                 faults=self.fault_counts,

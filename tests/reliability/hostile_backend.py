@@ -179,6 +179,8 @@ def misbehave(mode: str, rid: int, out: BinaryIO) -> bool:
         sys.stderr.flush()
         os._exit(3)
     if mode in ("hang", "sigterm-ignored"):
+        with open(PIDFILE + ".trigger", "w", encoding="ascii") as marker:
+            marker.write(str(rid))  # the request is pending now
         sleep_forever()
     if mode == "partial-exit":
         send(out, b'{"id":%d,"result":{"wire_' % rid)

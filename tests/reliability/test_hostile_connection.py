@@ -109,6 +109,7 @@ EXPECTED: Final[dict[str, Expected]] = {
     "bad-error": _trigger_fault(F.MALFORMED_REPLY, processes=1),
 }
 
+
 def test_every_mode_has_an_expectation() -> None:
     assert set(EXPECTED) == set(MODES)
     assert len(MODES) >= 20

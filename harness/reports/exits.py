@@ -1,0 +1,37 @@
+"""Exit statuses of every ``vnext-conformance`` command (documented in the README)."""
+
+from __future__ import annotations
+
+import enum
+
+import pytest
+
+__all__ = ["Exit", "run_exit"]
+
+
+class Exit(enum.IntEnum):
+    """One status per way a command ends."""
+
+    PASSED = 0
+    """every required case passed; a replayed bundle matched; a wire's hash is consistent."""
+    FAILED = 1
+    """a case failed; a bundle mismatched; a contract rejection (build, revalidate); an inconsistent wire."""
+    USAGE = 2
+    """a bad option, backend spec, missing file or module, unknown suite or case id."""
+    UNAVAILABLE = 3
+    """the backend could not be started or connected (spawn, handshake, restart limit)."""
+    INTERRUPTED = 4
+    """the run was interrupted (SIGINT, SIGTERM); the reports say ``complete: false``."""
+
+
+def run_exit(pytest_status: int, *, unavailable: bool, stopped: bool, failed: bool) -> Exit:
+    """The status a ``run`` ends with, from pytest's and the run's state (recorded in the report footer too)."""
+    if unavailable:
+        return Exit.UNAVAILABLE
+    if stopped:  # a deliberate stop: max-fail, time budget
+        return Exit.FAILED if failed else Exit.PASSED
+    if pytest_status == pytest.ExitCode.INTERRUPTED:
+        return Exit.INTERRUPTED
+    if pytest_status in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.NO_TESTS_COLLECTED):
+        return Exit.USAGE
+    return Exit.PASSED if pytest_status == pytest.ExitCode.OK else Exit.FAILED
