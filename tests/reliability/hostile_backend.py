@@ -1,6 +1,7 @@
 """A hostile protocol backend (stdlib only, like a foreign implementation) for the reliability suite.
 
-Usage: ``python hostile_backend.py MODE PIDFILE``. Every process this program becomes (each
+Usage: ``python hostile_backend.py MODE[+MODE...] PIDFILE`` (modes that do not misbehave on the same
+request combine). Every process this program becomes (each
 start, and any grandchild it forks) appends ``<pid> <start time>`` to ``PIDFILE`` first, so a
 test can check that none outlives the run. It declares ``describe``, ``build_plan`` and
 ``revalidate``; ``describe`` is answered truthfully and every other request with the
@@ -40,6 +41,7 @@ MODES = {
     "deep-error": f"answer the trigger with an error object nested {DEEP} deep",
     "deep-describe": f"answer the handshake with a description nested {DEEP} deep",
     "fork-holder": "fork a grandchild that keeps stdout open and sleeps, then exit on the trigger",
+    "fork-at-start": "fork a grandchild that keeps stdout open and sleeps when starting, then behave",
     "sigterm-ignored": "ignore SIGTERM and end of input; never answer the trigger",
     "stdout-closed": "close stdout on the trigger and keep running",
     "exit-at-handshake": "exit 1 when the handshake arrives",
@@ -146,14 +148,14 @@ def starts(path: str) -> int:
     return count
 
 
-def handshake_reply(mode: str, rid: Any, version: str) -> bytes:
-    protocol = {"major": 2, "minor": 0} if mode == "wrong-protocol" else {"major": 1, "minor": 0}
+def handshake_reply(modes: frozenset[str], rid: Any, version: str) -> bytes:
+    protocol = {"major": 2, "minor": 0} if "wrong-protocol" in modes else {"major": 1, "minor": 0}
     backend = description(version)
-    if mode == "deep-describe":
+    if "deep-describe" in modes:
         backend["limits"] = {**LIMITS, "deep": Raw(nested(DEEP))}
-    if mode == "odd-operations":
+    if "odd-operations" in modes:
         backend["operations"] = odd_operations()
-    if mode == "handshake-failure":
+    if "handshake-failure" in modes:
         return line({"id": rid, "failure": {"code": "internal", "message": "not today"}})
     return line({"id": rid, "result": {"protocol": protocol, "max_request_bytes": None, "backend": backend}})
 
@@ -163,6 +165,7 @@ def odd_operations() -> list[str]:
         "describe",
         "describe",
         "build_plan",
+        "revalidate",
         "",
         " revalidate",
         "</testcase><x>",
@@ -172,29 +175,29 @@ def odd_operations() -> list[str]:
     ]
 
 
-def misbehave(mode: str, rid: int, out: BinaryIO) -> bool:
-    """Answer the trigger request the way ``mode`` does; False when the mode answers it normally."""
-    if mode in ("crash", "crash-always", "identity-per-start"):
+def misbehave(modes: frozenset[str], rid: int, out: BinaryIO) -> bool:
+    """Answer the trigger request the way ``modes`` do; False when they answer it normally."""
+    if modes & {"crash", "crash-always", "identity-per-start"}:
         sys.stderr.write(f"hostile: crashing on request {rid}\n")
         sys.stderr.flush()
         os._exit(3)
-    if mode in ("hang", "sigterm-ignored"):
+    if modes & {"hang", "sigterm-ignored"}:
         with open(PIDFILE + ".trigger", "w", encoding="ascii") as marker:
             marker.write(str(rid))  # the request is pending now
         sleep_forever()
-    if mode == "partial-exit":
+    if "partial-exit" in modes:
         send(out, b'{"id":%d,"result":{"wire_' % rid)
         os._exit(0)
-    if mode == "partial-hang":
+    if "partial-hang" in modes:
         send(out, b'{"id":%d,"result":{"wire_' % rid)
         sleep_forever()
-    if mode == "fork-holder":
+    if "fork-holder" in modes:
         if os.fork() == 0:
             record_pid(PIDFILE)
             sleep_forever()
         time.sleep(0.2)
         os._exit(4)
-    if mode == "stdout-closed":
+    if "stdout-closed" in modes:
         out.close()
         os.close(1)
         sleep_forever()
@@ -216,10 +219,10 @@ def misbehave(mode: str, rid: int, out: BinaryIO) -> bool:
         "null-id-result": b'{"id":null,"result":{}}\n',
         "bad-error": line({"id": rid, "error": {"kind": "no_such_kind", "message": "x"}}),
     }
-    if mode in replies:
-        send(out, replies[mode])
+    for name in sorted(modes & set(replies)):
+        send(out, replies[name])
         return True
-    if mode == "oversized":
+    if "oversized" in modes:
         out.write(b'{"id":%d,"result":{"wire_base64":"' % rid)
         for _ in range(8):
             out.write(b"A" * (1 << 20))
@@ -238,61 +241,65 @@ PIDFILE = ""
 
 def main() -> int:
     global PIDFILE
-    mode, PIDFILE = sys.argv[1], sys.argv[2]
-    if mode not in MODES:
-        sys.stderr.write(f"hostile: unknown mode {mode!r}\n")
+    PIDFILE = sys.argv[2]
+    modes = frozenset(sys.argv[1].split("+"))
+    if not modes <= set(MODES):
+        sys.stderr.write(f"hostile: unknown mode in {sys.argv[1]!r}\n")
         return 2
     record_pid(PIDFILE)
-    if mode == "sigterm-ignored":
+    if "sigterm-ignored" in modes:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    if mode == "exit-at-start":
+    if "exit-at-start" in modes:
         return 0
+    if "fork-at-start" in modes and os.fork() == 0:
+        record_pid(PIDFILE)
+        sleep_forever()
     out = sys.stdout.buffer
-    version = f"1.0.{starts(PIDFILE)}" if mode == "identity-per-start" else "1.0.0"
+    version = f"1.0.{starts(PIDFILE)}" if "identity-per-start" in modes else "1.0.0"
     describes = 0
     late: bytes | None = None
-    slow = mode == "slow-correct"
+    slow = "slow-correct" in modes
     for raw in sys.stdin.buffer:
         request = json.loads(raw)
         rid, op = request["id"], request["op"]
-        if mode == "stderr-binary":
+        if "stderr-binary" in modes:
             sys.stderr.buffer.write(b"\xff\xfe\x00\x1b[31m</failure>]]>&amp;\r\n")
             sys.stderr.flush()
         if late is not None:
             send(out, late)
             late = None
         if op == "handshake":
-            if mode == "exit-at-handshake":
+            if "exit-at-handshake" in modes:
                 sys.stderr.write("hostile: refusing the handshake\n")
                 sys.stderr.flush()
                 return 1
-            if mode == "hang-at-handshake":
+            if "hang-at-handshake" in modes:
                 sleep_forever()
-            if mode == "banner":
+            if "banner" in modes:
                 send(out, b"hostile backend ready\n")
-            if mode == "stderr-flood":
+            if "stderr-flood" in modes:
                 block = b"e" * (1 << 20)
                 for _ in range(100):
                     sys.stderr.buffer.write(block)
                 sys.stderr.flush()
-            send(out, handshake_reply(mode, rid, version), slow=slow)
+            send(out, handshake_reply(modes, rid, version), slow=slow)
             continue
         if op == "describe":
             describes += 1
-            answer = description(f"1.0.{describes}" if mode == "describe-varying" else version)
-            if mode == "odd-operations":
+            answer = description(f"1.0.{describes}" if "describe-varying" in modes else version)
+            if "odd-operations" in modes:
                 answer["operations"] = odd_operations()
             send(out, line({"id": rid, "result": answer}), slow=slow)
             continue
-        if (op == TRIGGER or mode == "crash-always") and misbehave(mode, rid, out):
+        if (op == TRIGGER or "crash-always" in modes) and misbehave(modes, rid, out):
             continue
         reply = contract_error(rid)
-        if op == TRIGGER and mode == "double-immediate":
+        if op == TRIGGER and "double-immediate" in modes:
             reply += reply
-        if op == TRIGGER and mode == "double-late":
+        if op == TRIGGER and "double-late" in modes:
             late = reply
         send(out, reply, slow=slow)
-    if mode == "sigterm-ignored":
+    if "sigterm-ignored" in modes:
         sleep_forever()
     return 0
 

@@ -43,7 +43,8 @@ class Entry:
     argv: Callable[[str, Path], list[str]]
     #: ``replay`` reports a bundle it cannot decode as a usage error (exit 2) naming the context.
     refusal_is_usage: bool = False
-    #: Variants tried per class (spread over the depths) when each one costs a whole replay.
+    #: Variants tried per class (spread over the depths) where another entry tries the same decoder at
+    #: every depth, or each variant costs a whole replay.
     max_variants: int | None = None
 
 
@@ -74,6 +75,7 @@ ENTRIES = (
         api.MAX_SCENARIO_BYTES,
         "decode scenario",
         lambda f, d: ["revalidate", "--scenario", f, "--plan", _valid_file(d, "plan.json", documents.plan_wire())],
+        max_variants=2,  # the scenario decoder is tried at every depth through ``build``
     ),
     Entry(
         "hash",
@@ -81,6 +83,7 @@ ENTRIES = (
         api.LIMITS["max_execution_plan_wire_bytes"],
         "hash execution plan wire",
         lambda f, d: ["hash", "--plan", f],
+        max_variants=3,  # the plan decoder is tried at every depth through ``revalidate``
     ),
     Entry(
         "replay",

@@ -82,6 +82,7 @@ EXPECTED: Final[dict[str, Expected]] = {
     "deep-error": _trigger_fault(F.MALFORMED_REPLY),
     "deep-describe": _handshake_fails(F.HANDSHAKE_FAILED),
     "fork-holder": _trigger_fault(F.CRASH, processes=3),
+    "fork-at-start": Expected(None, OK, processes=2),
     "sigterm-ignored": _trigger_fault(F.TIMEOUT),
     "stdout-closed": _trigger_fault(F.CRASH),
     "exit-at-handshake": _handshake_fails(F.HANDSHAKE_FAILED),

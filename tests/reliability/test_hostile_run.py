@@ -95,56 +95,46 @@ def run(mode: str, directory: Path) -> Run:
     return _finish(directory, proc.returncode, proc.stdout + proc.stderr)
 
 
-def test_a_late_second_reply_is_blamed_on_the_request_it_answers(tmp_path: Path) -> None:
-    result = run("double-late", tmp_path)
-    assert result.code == Exit.PASSED, result.output[-3000:]
-    faults = [(case_id, fault) for case_id, record in result.cases().items() for fault in record["faults"]]
-    assert len(faults) == 1, faults
-    ((_case_id, fault),) = faults
-    assert (fault["kind"], fault["operation"]) == ("unexpected_reply", "build_plan"), fault
-    assert result.cases()[TRIGGER_CASE]["outcome"] == "passed"  # it was answered; the fault names its request
+#: Misbehaviours that do not stop a run, combined in one backend (one run instead of four): a second
+#: reply to ``build_plan`` that comes late, binary and markup on stderr, duplicate and oddly named
+#: operations, and a description that changes on every ``describe``.
+COMBINED: Final = "double-late+stderr-binary+odd-operations+describe-varying"
+
+
+def test_misbehaviour_is_attributed_and_backend_text_cannot_spoil_the_reports(tmp_path: Path) -> None:
+    result = run(COMBINED, tmp_path)
+    assert result.code == Exit.FAILED, result.output[-3000:]
+    cases = result.cases()
+    # a late second reply: blamed on the request it answers; the case that read it is not failed by it
+    faults = [fault for record in cases.values() for fault in record["faults"]]
+    assert [(fault["kind"], fault["operation"]) for fault in faults] == [("unexpected_reply", "build_plan")]
+    assert cases[TRIGGER_CASE]["outcome"] == "passed" and cases[NEXT_CASE]["outcome"] == "passed"
     assert result.footer["backend_faults"] == {"unexpected_reply": 1}
+    # a description that is not valid itself is left out of the header, which stays valid
+    backend = result.header["backend"]
+    assert backend["description"] is None and backend["error"]["kind"] == "invalid_description", backend
+    assert cases["describe/test_operations_are_well_formed"]["outcome"] == "failed"
+    # a description that changes fails the stability case
+    assert cases["describe/test_describe_is_stable"]["outcome"] == "failed"
+    # stderr bytes are carried, escaped, into reports that still parse
+    assert "</failure>" in "".join(record["backend_stderr"] for record in cases.values())
+    failures = {case.get("name") for case in result.junit.iter("testcase") if case.find("failure") is not None}
+    assert "test_describe_is_stable" in failures, failures
     assert len(recorded(result.pidfile)) == 2  # restarted once, for the request that read the late line
 
 
-def test_a_description_that_changes_fails_the_stability_case(tmp_path: Path) -> None:
-    result = run("describe-varying", tmp_path)
-    assert result.code == Exit.FAILED, result.output[-3000:]
-    assert result.cases()["describe/test_describe_is_stable"]["outcome"] == "failed"
-    assert result.footer["complete"] is True and result.footer["backend_faults"] == {}
-
-
-@pytest.mark.parametrize("mode", ["odd-operations", "stderr-binary"])
-def test_backend_text_cannot_spoil_the_reports(mode: str, tmp_path: Path) -> None:
-    result = run(mode, tmp_path)
-    assert result.code in (Exit.PASSED, Exit.FAILED), result.output[-3000:]
-    backend = result.header["backend"]
-    if mode == "odd-operations":
-        # the header stays valid: the description is kept only when it is valid itself
-        assert backend["description"] is None and backend["error"]["kind"] == "invalid_description", backend
-        assert result.cases()["describe/test_operations_are_well_formed"]["outcome"] == "failed"
-    else:
-        stderr = "".join(record["backend_stderr"] for record in result.cases().values())
-        assert "</failure>" in stderr  # carried, escaped, into a report that still parses
-        assert result.code == Exit.PASSED, result.output[-3000:]
-
-
-def test_a_grandchild_holding_stdout_is_ended_with_the_backend(tmp_path: Path) -> None:
-    result = run("fork-holder", tmp_path)
-    assert result.code == Exit.FAILED, result.output[-3000:]
-    (fault,) = result.cases()[TRIGGER_CASE]["faults"]
-    assert (fault["kind"], fault["operation"]) == ("crash", "build_plan"), fault
-    assert result.cases()[NEXT_CASE]["outcome"] == "passed"  # served by the restarted backend
-    assert len(recorded(result.pidfile)) == 3  # first start, its grandchild, the restart
-
-
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
-def test_a_signal_ends_the_run_cleanly_with_complete_false(signum: signal.Signals, tmp_path: Path) -> None:
-    """The backend ignores SIGTERM and hangs on a request; the signalled run still ends it and both reports."""
+@pytest.mark.parametrize(
+    ("signum", "mode"),
+    [(signal.SIGTERM, "sigterm-ignored+fork-at-start"), (signal.SIGINT, "hang")],
+    ids=["SIGTERM", "SIGINT"],
+)
+def test_a_signal_ends_the_run_cleanly_with_complete_false(signum: signal.Signals, mode: str, tmp_path: Path) -> None:
+    """The backend hangs on a request (for SIGTERM: ignoring SIGTERM, a grandchild holding its stdout); the
+    signalled run still ends every process of it and writes both reports."""
     _stale(tmp_path)
     trigger = tmp_path / "pids.trigger"
     proc = subprocess.Popen(
-        _argv("sigterm-ignored", tmp_path),
+        _argv(mode, tmp_path),
         cwd=ROOT,
         env=child_env(),
         stdout=subprocess.PIPE,
@@ -165,3 +155,5 @@ def test_a_signal_ends_the_run_cleanly_with_complete_false(signum: signal.Signal
     result = _finish(tmp_path, proc.returncode, output)
     assert result.code == Exit.INTERRUPTED, output[-3000:]
     assert result.footer["complete"] is False, result.footer
+    assert TRIGGER_CASE not in result.cases()  # the interrupted case never finished: it is not reported
+    assert len(recorded(result.pidfile)) == (2 if "fork-at-start" in mode else 1)
