@@ -243,7 +243,11 @@ class Operations:
         ...
 
     @operation(
-        ScenarioParam(), WireParam("wire_base64"), result=Sha256Result("plan_hash"), level=Level.PLANNING, probe=({}, b"")
+        ScenarioParam(),
+        WireParam("wire_base64"),
+        result=Sha256Result("plan_hash"),
+        level=Level.PLANNING,
+        probe=({}, b""),
     )
     def revalidate(self, scenario: Scenario, wire_base64: bytes) -> str:
         """Decode the wire untrusted, then revalidate it against the scenario (05 §9): the plan hash."""
