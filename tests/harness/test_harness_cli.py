@@ -101,9 +101,7 @@ def test_faults_during_calls_are_reported_and_the_run_goes_on(
     # the run kept going: the cases after the fault still ran against the restarted backend
     assert by_case["describe/test_describe_is_stable"]["outcome"] == "passed"
     assert (
-        by_case["describe/test_declared_operation_answers_its_probe_with_a_contract_error[revalidate]"][
-            "outcome"
-        ]
+        by_case["describe/test_declared_operation_answers_its_probe_with_a_contract_error[revalidate]"]["outcome"]
         == "passed"
     )
     assert records[-1]["backend_faults"] == {fault: 1}
