@@ -28,8 +28,8 @@ from .processes import HOSTILE, PYTHON, ROOT, child_env, recorded, survivors
 #: Generous: a loaded machine starts pytest slowly (nothing here is timed).
 RUN_WAIT: Final = 600.0
 STALE: Final = "stale report of an earlier run\n"
-TRIGGER_CASE: Final = "describe/test_declared_operation_answers_malformed_scenario_with_a_contract_error[build_plan]"
-NEXT_CASE: Final = "describe/test_declared_operation_answers_malformed_scenario_with_a_contract_error[revalidate]"
+TRIGGER_CASE: Final = "describe/test_declared_operation_answers_its_probe_with_a_contract_error[build_plan]"
+NEXT_CASE: Final = "describe/test_declared_operation_answers_its_probe_with_a_contract_error[revalidate]"
 
 
 @dataclass
