@@ -18,7 +18,17 @@ from harness.cli.exits import Exit
 from harness.identity import RUN_PLUGIN_NAME
 from harness.options import pytest_argv
 
-__all__ = ["add_run_arguments", "collect_case_ids", "list_cases", "pytest_args", "run", "selection_problem"]
+__all__ = [
+    "Observer",
+    "add_run_arguments",
+    "collect_case_ids",
+    "isolate",
+    "isolated_pytest_args",
+    "list_cases",
+    "pytest_args",
+    "run",
+    "selection_problem",
+]
 
 _PLUGIN = "harness.plugin"
 
@@ -52,7 +62,6 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("-n", dest="workers", type=int, default=0, help="pytest-xdist workers (default: 0, in process)")
     parser.add_argument("--junit-xml", default=None, help="write a JUnit XML report here")
-    parser.add_argument("--seed", type=int, default=None, help="Hypothesis seed (dev and fuzz draw one when absent)")
     parser.add_argument(
         "-x", "--exitfirst", action="store_true", help="stop after the first failed case (--max-fail 1)"
     )
@@ -76,11 +85,8 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
     out += ["-rN"] if not args.verbose else ["-v", "-rN"]
     if args.workers:
         out += ["-n", str(args.workers)]
-    seed = args.seed
-    if seed is None and args.profile != "ci":
-        seed = random.SystemRandom().randrange(2**32)
-    if seed is not None:
-        out.append(f"--hypothesis-seed={seed}")
+    if args.vnext_seed is None and args.profile != "ci":
+        args.vnext_seed = random.SystemRandom().randrange(2**32)
     if args.exitfirst and not args.vnext_max_fail:
         args.vnext_max_fail = 1
     if args.junit_xml:
@@ -102,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     dropped = isolate(os.environ)  # inherited by the xdist workers
     for name in dropped:
         print(f"vnext-conformance: ignoring {name} from the environment (the run is isolated)", file=sys.stderr)
-    observer = _Observer()
+    observer = Observer()
     status = int(pytest.main(pytest_args(args), plugins=[observer]))
     return observer.exit(status)
 
@@ -163,7 +169,7 @@ def list_cases(args: argparse.Namespace) -> int:
     return Exit.PASSED
 
 
-class _Observer:
+class Observer:
     """Reads the run's state at its end, to choose the exit status."""
 
     def __init__(self) -> None:
@@ -182,6 +188,8 @@ class _Observer:
     def exit(self, status: int) -> int:
         if self.unavailable:
             return Exit.UNAVAILABLE
+        if self.stopped == "interrupted":  # a signal asked a fuzzing session to stop
+            return Exit.FAILED if self.failed else Exit.INTERRUPTED
         if self.stopped is not None:  # a deliberate stop: max-fail, time budget
             return Exit.FAILED if self.failed else Exit.PASSED
         if status == pytest.ExitCode.INTERRUPTED:
