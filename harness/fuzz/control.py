@@ -7,6 +7,8 @@ One directory per fuzzing session (``<cache dir>/fuzz/<session>``) holds:
   reaches them;
 * ``started``: how many generated cases have started, written by the controller, read by a worker
   to size the share of the case it starts;
+* ``deadline``: when the time budget ends (``time.time()`` seconds), fixed by the first process
+  that starts a generated case, so start-up and collection do not eat the budget;
 * ``live-<worker>.json``: what a worker did so far (examples per suite, the case running, the rules
   it exercised), rewritten at most every ``LIVE_INTERVAL`` seconds; the live display reads them.
 
@@ -108,6 +110,31 @@ class FuzzControl:
             return int((self.directory / "started").read_text(encoding="ascii").strip() or 0)
         except (OSError, ValueError):
             return 0
+
+    # ------------------------------------------------------------ deadline
+
+    def read_deadline(self) -> float | None:
+        try:
+            return float((self.directory / "deadline").read_text(encoding="ascii"))
+        except (OSError, ValueError):
+            return None
+
+    def claim_deadline(self, deadline: float) -> float:
+        """The session's deadline: the one already fixed, else ``deadline`` (fixed now, first writer wins)."""
+        fixed = self.read_deadline()
+        if fixed is not None:
+            return fixed
+        self._ensure()
+        handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".deadline-", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(repr(deadline).encode("ascii"))
+            with contextlib.suppress(FileExistsError):
+                os.link(temporary, self.directory / "deadline")  # atomic, and never replaces
+        finally:
+            Path(temporary).unlink(missing_ok=True)
+        fixed = self.read_deadline()
+        return deadline if fixed is None else fixed
 
     # ------------------------------------------------------------ live counts
 

@@ -57,8 +57,8 @@ class FuzzProgress(RunProgress):
     """``RunProgress`` plus the live figures of a fuzzing session."""
 
     control: FuzzControl | None = None
-    deadline: float = 0.0
-    """When the session's budget ends (``time.time()``)."""
+    budget: float = 0.0
+    """The session's time budget in seconds; it starts with the first generated case."""
     coverage: Callable[[Iterable[str]], tuple[int, int]] | None = None
     """``(exercised, reachable)`` rules, given the rules the running cases exercised so far."""
     found: list[tuple[str, str]] = field(default_factory=list)
@@ -97,6 +97,11 @@ class FuzzProgress(RunProgress):
 
     # ------------------------------------------------------------ showing
 
+    def left(self) -> float:
+        """Seconds of the budget left (all of it until the first generated case fixed the deadline)."""
+        deadline = self.control.read_deadline() if self.control is not None else None
+        return self.budget if deadline is None else max(0.0, deadline - time.time())
+
     def _coverage(self, figures: LiveFigures) -> str:
         if self.coverage is None:
             return ""
@@ -107,7 +112,7 @@ class FuzzProgress(RunProgress):
         figures = self.read()
         done, expected, failed = self.totals()
         elapsed = time.monotonic() - self.started
-        left = max(0.0, self.deadline - time.time())
+        left = self.left()
         parts = [
             f"[{_clock(elapsed)}, {_clock(left)} left] {figures.total} examples ({figures.rate:.1f}/s)",
             f"{done}/{expected} cases done, {failed} failed",
@@ -124,7 +129,7 @@ class FuzzProgress(RunProgress):
         figures = self.read()
         done, expected, failed = self.totals()
         elapsed = time.monotonic() - self.started
-        left = max(0.0, self.deadline - time.time())
+        left = self.left()
         title = (
             f"fuzzing [{_clock(elapsed)}, {_clock(left)} left]: {figures.total} examples "
             f"({figures.rate:.1f}/s, {self.workers} worker{'s' if self.workers != 1 else ''}), "

@@ -3,7 +3,8 @@
 A fuzzing session is a conformance run (``ConformanceRun`` still labels, gates, records and
 reports every case) that keeps only the generated cases and runs each in rounds
 (``harness.fuzz.rounds``) for its share of the time budget: the time left split over the cases
-not started yet. The controller fixes the deadline, the session seed and a control directory
+not started yet. The time budget starts with the first generated case (``FuzzControl.claim_deadline``),
+so worker start-up and collection do not count. The controller fixes the session seed and a control directory
 (``harness.fuzz.control``) and hands them to the xdist workers; workers write their live counts
 there, and the controller's live display (``FuzzProgress``) reads them.
 
@@ -61,7 +62,7 @@ class FuzzSession:
         handed = getattr(config, "workerinput", {}).get(_WORKER_INPUT)
         if handed is not None:  # an xdist worker: the controller decided
             self.control = FuzzControl(Path(handed["control"]))
-            self.deadline = float(handed["deadline"])
+            self.budget = float(handed["budget"])
             self.seed = int(handed["seed"])
             self.worker = str(config.workerinput["workerid"])  # type: ignore[attr-defined]
             self.workers = int(config.workerinput.get("workercount", 1))  # type: ignore[attr-defined]
@@ -69,7 +70,7 @@ class FuzzSession:
         else:
             settings = run.settings
             assert settings.fuzz_time is not None
-            self.deadline = time.time() + settings.fuzz_time
+            self.budget = settings.fuzz_time
             self.seed = settings.seed if settings.seed is not None else random.SystemRandom().randrange(2**32)
             token = f"session-{os.getpid()}-{secrets.token_hex(4)}"
             self.control = FuzzControl(settings.cache_dir / "fuzz" / token)
@@ -123,7 +124,7 @@ class FuzzSession:
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput[_WORKER_INPUT] = {
             "control": str(self.control.directory),
-            "deadline": self.deadline,
+            "budget": self.budget,
             "seed": self.seed,
         }
 
@@ -150,7 +151,7 @@ class FuzzSession:
             workers=self.workers,
             heartbeat=self.run.settings.heartbeat,
             control=self.control,
-            deadline=self.deadline,
+            budget=self.budget,
             coverage=self._coverage,
         )
         self.run.progress = progress
@@ -239,11 +240,12 @@ class FuzzSession:
         now = time.time()
         if self.control.stop_requested():
             pytest.skip(f"{NOT_RUN}the fuzzing session was stopped before this case started")
-        if now >= self.deadline:
+        deadline = self.control.claim_deadline(now + self.budget)
+        if now >= deadline:
             pytest.skip(f"{NOT_RUN}the time budget was spent before this case started")
         started = max(self.control.read_started() - 1, 0)
-        share = share_of(deadline=self.deadline, now=now, cases=self.cases, started=started, workers=self.workers)
-        end = min(self.deadline, now + share)
+        share = share_of(deadline=deadline, now=now, cases=self.cases, started=started, workers=self.workers)
+        end = min(deadline, now + share)
         tally.should_stop = self.control.stop_requested
         tally.on_example = self._live
         self._running = (pyfuncitem.nodeid, suite)
