@@ -40,10 +40,13 @@ def seed_cases() -> dict[str, tuple[Callable[[], dict[str, Any]], str]]:
     from seeds.policies import policy_with
     from seeds.scenarios import (
         GRAPH_ALIAS_VARIANTS,
+        container_format_scenario,
         graph_scenario,
         paged_storage_scenario,
         plan_fixture_scenario,
+        retention_scenario,
         sequential_scratch_scenario,
+        weights_plan_scenario,
     )
 
     cases: dict[str, tuple[Callable[[], dict[str, Any]], str]] = {
@@ -68,6 +71,36 @@ def seed_cases() -> dict[str, tuple[Callable[[], dict[str, Any]], str]]:
                 lambda variant=variant: graph_scenario("alias", variant),  # type: ignore[misc]
                 f"05 §5.3 GraphFamily alias, {variant}",
             )
+    cases |= {
+        "seed_weights_padded_dense_plan": (
+            lambda: weights_plan_scenario("padded_dense"),
+            "05 §10 seed 002 padded-dense: weight row 32, static 64 = identity 48 + 16 (D-04R-14)",
+        ),
+        "seed_weights_padded_dense_family_bindings": (
+            lambda: weights_plan_scenario("padded_dense", bindings="family"),
+            "05 §10 padded-dense selected, bindings for the family schema: invalid_execution_plan (D-04R-14)",
+        ),
+        "seed_weights_derived_components_plan": (
+            lambda: weights_plan_scenario("derived_components"),
+            "05 §10 seed 002 derived-components: weight.execution.left/right, static 64 (D-04R-14)",
+        ),
+        "seed_container_mixed_gptq_dense": (
+            lambda: container_format_scenario("mixed_gptq_dense"),
+            "04 §9 step 9: a dense binding in a mixed-gptq container requires no weight format (D-04R-15)",
+        ),
+        "seed_container_quantized_unsupported": (
+            lambda: container_format_scenario("quantized_unsupported"),
+            "04 §9 step 9: a block-quantized binding requires its formats: unsupported_operation (D-04R-15)",
+        ),
+        "seed_retention_output": (
+            lambda: retention_scenario("output"),
+            "05 §7.10 retained value.output keeps its request-lifetime fixed descriptor (D-05M-12)",
+        ),
+        "seed_retention_intermediate": (
+            lambda: retention_scenario("intermediate"),
+            "05 §7.10 retained step intermediate value.intermediate (D-05M-12)",
+        ),
+    }
     for behavior in ESTIMATE_BEHAVIORS:
         cases[f"seed_estimate_{behavior}"] = (
             lambda behavior=behavior: plan_fixture_scenario(0, name=f"estimate_{behavior}", behavior=behavior),  # type: ignore[misc]

@@ -1,6 +1,7 @@
 """Parametric variations of the seed planning scenarios for memory budgets and estimators (05 §7, 04 §10).
 
-A *base* is one seed planning scenario of ``seeds/scenarios.py``;
+A *base* is one seed planning scenario of ``seeds/scenarios.py`` (the seed-002 materializer plans and the
+mixed-gptq container binding included);
 *knobs* rewrite its sections without touching anything else:
 
 * ``with_policy``: the seed policy (``policy_with_tokens``) with another capacity,
@@ -70,6 +71,9 @@ _BUILDERS: Final[Mapping[str, Callable[[], dict[str, Any]]]] = {
     "graph_state_chain": lambda: seeds.graph_scenario("state_chain"),
     "graph_state_read_only": lambda: seeds.graph_scenario("state_read_only"),
     "paged_storage": seeds.paged_storage_scenario,
+    "weights_padded_dense": lambda: seeds.weights_plan_scenario("padded_dense"),
+    "weights_derived_components": lambda: seeds.weights_plan_scenario("derived_components"),
+    "container_mixed_gptq": lambda: seeds.container_format_scenario("mixed_gptq_dense"),
 }
 #: Base scenario names, in a stable order (the first ones shrink best).
 BASES: Final = tuple(_BUILDERS)
@@ -81,6 +85,9 @@ NODE_IDS: Final[Mapping[str, tuple[str, ...]]] = {
     "graph_state_chain": ("node.state-read.0", "node.state-rw.0", "node.state-rw.1", "node.state-read.1"),
     "graph_state_read_only": ("node.state-read.0", "node.state-read.1"),
     "paged_storage": ("node.main",),
+    "weights_padded_dense": ("node.main",),
+    "weights_derived_components": ("node.main",),
+    "container_mixed_gptq": ("node.main",),
 }
 #: How the scratch workspaces of a multi-node base are ordered (05 §7.9): ``total`` (each node
 #: depends on the previous one: peak = max) or ``concurrent`` (independent: peak = sum).

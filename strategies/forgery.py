@@ -49,6 +49,7 @@ from strategies.scenarios import (
     plan_fixture_case,
     rich_fixture_case,
     sequential_scratch_case,
+    weights_case,
 )
 
 __all__ = [
@@ -108,7 +109,8 @@ def plan_target(case: ScenarioCase, name: str | None = None) -> PlanTarget:
 
 @cache
 def reference_targets() -> tuple[PlanTarget, ...]:
-    """The fixed targets of the kill matrix (one per seed shape, built once per process)."""
+    """The fixed targets of the kill matrix (one per seed shape, plans built with seed 002's schema-changing
+    materializers and a dense container binding; built once per process)."""
     cases = {
         "plan_fixture": plan_fixture_case(PlanFixtureParams()),
         "rich_fixture": rich_fixture_case(),
@@ -119,5 +121,8 @@ def reference_targets() -> tuple[PlanTarget, ...]:
         "sequential_scratch": sequential_scratch_case(),
         "graph_state_chain": graph_case("state_chain", "must_alias_exact"),
         "chain_3_retained": chain_case(3, retention=("value.chain.00000", "value.chain.00001")),
+        "padded_dense_weights": weights_case("padded_dense"),
+        "derived_components_weights": weights_case("derived_components", retention=("value.output",)),
+        "mixed_gptq_container": weights_case("mixed_gptq_dense"),
     }
     return tuple(plan_target(case, name) for name, case in cases.items())

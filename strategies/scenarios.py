@@ -7,8 +7,12 @@
   policy, accepted estimator behaviour and sizes, provider catalog, capabilities,
   materializers and preferred provider), ``chain_cases`` (``seeds/chain.py``'s
   linear chain with a generated length, ``target``-guided towards longer chains),
-  ``graph_cases`` (the GraphFamily scenarios the reference builds) and
-  ``sequential_scratch_cases``; ``scenario_cases`` draws any of them.
+  ``graph_cases`` (the GraphFamily scenarios the reference builds),
+  ``sequential_scratch_cases`` and ``weights_cases`` (plans built with seed 002's
+  schema-changing materializers, and dense bindings inside a container weight format,
+  seed-fixed or generated); ``scenario_cases`` draws any of them.
+  ``container_format_cases(quantized=True)`` draws container bindings with quantized
+  components, which a dense-only provider refuses (``unsupported_operation``).
 
 Every builder returns a fresh document.
 """
@@ -28,32 +32,41 @@ from reference.catalog.storage import DynamicStorageProfile
 from reference.documents.family import document_for
 from reference.documents.policy import policy_to_document
 from reference.model.registration import TypedFamilyRegistration
+from reference.model.weight_schema import WeightSchema
 from seeds.catalogs import catalog, catalog_with_secondary_provider
 from seeds.chain import ChainFamily, chain_values
 from seeds.families import seed_family_document, seed_raw_config
 from seeds.policies import policy as seed_policy
 from seeds.scenarios import (
+    WEIGHT_MATERIALIZER_PLANS,
     _resolution,
+    container_format_scenario,
     graph_scenario,
     plan_fixture_scenario,
     seed_scenario,
     sequential_scratch_scenario,
+    weight_schema_scenario,
+    weights_plan_scenario,
 )
 from strategies._guide import guide
 from strategies.ids import hex_digests, id_strings
 from strategies.policy import policy_fields
 from strategies.storage import storage_profiles
+from strategies.weights import container_weight_schemas
 
 __all__ = [
     "ACCEPTED_BEHAVIORS",
     "BUILDABLE_GRAPHS",
     "SHAPES",
+    "WEIGHT_PLANS",
     "PlanFixtureParams",
     "Draw",
     "Scenario",
     "ScenarioCase",
     "chain_case",
     "chain_cases",
+    "container_format_case",
+    "container_format_cases",
     "graph_case",
     "graph_cases",
     "plan_fixture_case",
@@ -63,13 +76,17 @@ __all__ = [
     "scenario_cases",
     "sequential_scratch_case",
     "sequential_scratch_cases",
+    "weights_case",
+    "weights_cases",
 ]
 
 Scenario = dict[str, Any]
 #: ``draw`` of a composite strategy or of ``st.data()``.
 Draw = Callable[[st.SearchStrategy[Any]], Any]
 
-SHAPES: Final = ("plan_fixture", "chain", "graph", "sequential_scratch")
+SHAPES: Final = ("plan_fixture", "chain", "graph", "sequential_scratch", "weights")
+#: Fixed weight shapes: seed 002's schema-changing materializers and the seed mixed-gptq container.
+WEIGHT_PLANS: Final = (*WEIGHT_MATERIALIZER_PLANS, "mixed_gptq_dense")
 #: Estimate behaviours the plan build accepts (the other six are rejected, 04 §8).
 ACCEPTED_BEHAVIORS: Final = ("correct", "arena_alignment64", "token_scaled_scratch")
 #: GraphFamily (scenario, alias variant) pairs the reference builds (05 §5.3; the rest are rejections).
@@ -362,8 +379,62 @@ def sequential_scratch_cases() -> st.SearchStrategy[ScenarioCase]:
     return st.one_of(st.none(), planning_policies()).map(sequential_scratch_case)
 
 
+# --------------------------------------------------------------------------- weights and container formats
+
+
+def _with_policy_and_retention(
+    scenario: Scenario, policy: Mapping[str, JsonValue] | None, retention: tuple[str, ...]
+) -> Scenario:
+    if policy is not None:
+        scenario["policy"] = copy.deepcopy(dict(policy))
+    scenario["completion_retention"] = list(retention)
+    return scenario
+
+
+def weights_case(
+    kind: str, policy: Mapping[str, JsonValue] | None = None, retention: tuple[str, ...] = ()
+) -> ScenarioCase:
+    """A ``WEIGHT_PLANS`` scenario: ``padded_dense`` / ``derived_components`` (built with that selected
+    materializer, bindings for its execution schema) or ``mixed_gptq_dense`` (a dense container binding)."""
+    scenario = container_format_scenario(kind) if kind == "mixed_gptq_dense" else weights_plan_scenario(kind)
+    scenario = _with_policy_and_retention(scenario, policy, retention)
+    return ScenarioCase("weights", {"weights": kind, "retained": len(retention)}, scenario)
+
+
+def container_format_case(
+    schema: WeightSchema, policy: Mapping[str, JsonValue] | None = None, retention: tuple[str, ...] = ()
+) -> ScenarioCase:
+    """``plan_fixture(0)`` over a TestFamily whose ``weight.matrix`` has ``schema``'s layout and container format."""
+    scenario = _with_policy_and_retention(weight_schema_scenario("container_format", schema, None), policy, retention)
+    quantized = bool(schema.quantization_formats())
+    params: dict[str, JsonValue] = {"format": schema.format_id.value, "quantized": quantized}
+    return ScenarioCase("weights", params, scenario)
+
+
+@st.composite
+def container_format_cases(draw: st.DrawFn, *, quantized: bool = False) -> ScenarioCase:
+    """Generated container-format bindings (``strategies.weights.container_weight_schemas``)."""
+    schema = draw(container_weight_schemas(quantized=quantized))
+    retention = tuple(draw(st.lists(st.just("value.output"), max_size=1)))
+    return container_format_case(schema, draw(st.one_of(st.none(), planning_policies())), retention)
+
+
+@st.composite
+def weights_cases(draw: st.DrawFn) -> ScenarioCase:
+    """A fixed ``WEIGHT_PLANS`` scenario or a generated dense container binding, with a drawn policy and retention."""
+    kind = draw(st.sampled_from([*WEIGHT_PLANS, "generated_container"]))
+    if kind == "generated_container":
+        return draw(container_format_cases())
+    retention = tuple(draw(st.lists(st.just("value.output"), max_size=1)))
+    return weights_case(kind, draw(st.one_of(st.none(), planning_policies())), retention)
+
+
 def scenario_cases(*, max_chain: int = 4, guided: bool = False) -> st.SearchStrategy[ScenarioCase]:
     """Any seed-shaped scenario the reference builds (``guided``: see ``chain_cases``)."""
     return st.one_of(
-        plan_fixture_cases(), chain_cases(max_nodes=max_chain, guided=guided), graph_cases(), sequential_scratch_cases()
+        plan_fixture_cases(),
+        chain_cases(max_nodes=max_chain, guided=guided),
+        graph_cases(),
+        sequential_scratch_cases(),
+        weights_cases(),
     )

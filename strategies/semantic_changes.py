@@ -3,7 +3,7 @@
 
 ``SEMANTIC_CHANGES``: family config, program, catalog, device runtime fingerprint and memory,
 policy, policy version, capacity, sequences and profile order, resolutions, registry estimates,
-preferred provider and completion retention. Inputs are never mutated.
+preferred provider, completion retention and the weights selection. Inputs are never mutated.
 """
 
 from __future__ import annotations
@@ -151,6 +151,17 @@ def _completion_retention(s: Scenario) -> Scenario | None:
     return s
 
 
+def _weights(s: Scenario) -> Scenario | None:
+    selection = s["weights"]
+    if selection is None:
+        return None
+    for document in selection["registry"]["materializers"]:
+        descriptor = document["descriptor"]
+        if descriptor["id"] == selection["materializer_id"]:
+            descriptor["implementation_fingerprint"] = _other_hex(descriptor["implementation_fingerprint"])
+    return s
+
+
 _Change = Callable[[Scenario], Scenario | None]
 
 #: operator -> (changed input, rule, change). ``None`` from a change: it does not apply to this scenario.
@@ -177,6 +188,7 @@ SEMANTIC_CHANGES: Final[dict[str, tuple[str, str, _Change]]] = {
     "registry": ("registry (estimates)", "05 §8.3: provider_resources carry the estimate", _registry),
     "preferred_provider": ("preferred provider", "05 §6.3: selection evidence", _preferred_provider),
     "completion_retention": ("completion retention", "05 §7.10: retained_completion_values", _completion_retention),
+    "weights": ("weights selection", "05 §8.1, §10.5: execution_weights carries the materializer provenance", _weights),
 }
 
 

@@ -59,7 +59,16 @@ from reference.model.weight_storage import (
 )
 from reference.versions import ContractVersion
 
-__all__ = ["LAYOUT_KINDS", "box_partitions", "shapes", "weight_schemas"]
+__all__ = [
+    "CONTAINER_FORMATS",
+    "DENSE_LAYOUT_KINDS",
+    "LAYOUT_KINDS",
+    "QUANTIZED_LAYOUT_KINDS",
+    "box_partitions",
+    "container_weight_schemas",
+    "shapes",
+    "weight_schemas",
+]
 
 #: Every ``PhysicalWeightLayout`` variant a schema strategy can produce (stored is split by storage kind).
 LAYOUT_KINDS: Final = (
@@ -74,6 +83,24 @@ LAYOUT_KINDS: Final = (
     "axis_reshape_permutation",
     "indexed",
     "expert_stack",
+)
+#: Root layouts whose every component is dense (a dense-only tree when drawn with ``dense_only``).
+DENSE_LAYOUT_KINDS: Final = (
+    "dense",
+    "stored_contiguous",
+    "stored_strided",
+    "stored_tiled",
+    "composite",
+    "indexed",
+    "axis_reshape_permutation",
+)
+#: Root layouts with quantized or block-quantized components (rank-1 shapes).
+QUANTIZED_LAYOUT_KINDS: Final = ("quantized", "block_quantized")
+#: Container weight formats a checkpoint may carry dense bindings in (04 §9 step 9, decision D-04R-15).
+CONTAINER_FORMATS: Final = (
+    "weight-format.safetensors.mixed-gptq",
+    "weight-format.gguf.mixed",
+    "weight-format.dense",
 )
 _MAX_TREE_DEPTH: Final = 3
 _FLOATS: Final = sorted(FLOAT_TYPES)
@@ -177,7 +204,7 @@ def _storage(draw: st.DrawFn, shape: Shape, kind: str) -> tuple[PhysicalStorageL
     return StridedStorage(strides, padding), tuple(padded[axis] for axis in walk)
 
 
-def _layout_kinds(shape: Shape, dtype: ElementType, depth: int) -> list[str]:
+def _layout_kinds(shape: Shape, dtype: ElementType, depth: int, dense_only: bool = False) -> list[str]:
     kinds = ["dense", "stored_contiguous", "stored_strided", "stored_tiled"]
     nested = depth < _MAX_TREE_DEPTH
     if nested:
@@ -186,7 +213,7 @@ def _layout_kinds(shape: Shape, dtype: ElementType, depth: int) -> list[str]:
             kinds.append("expert_stack")
         if any(extent >= 4 for extent in shape):
             kinds.append("axis_reshape_permutation")
-    if dtype in FLOAT_TYPES:
+    if dtype in FLOAT_TYPES and not dense_only:
         kinds += ["quantized", "block_quantized"]
         if len(shape) >= 2:
             kinds.append("quantized_block_grid")
@@ -195,9 +222,15 @@ def _layout_kinds(shape: Shape, dtype: ElementType, depth: int) -> list[str]:
 
 @st.composite
 def _physical_layout(
-    draw: st.DrawFn, builder: _Builder, shape: Shape, dtype: ElementType, depth: int = 1, kind: str | None = None
+    draw: st.DrawFn,
+    builder: _Builder,
+    shape: Shape,
+    dtype: ElementType,
+    depth: int = 1,
+    kind: str | None = None,
+    dense_only: bool = False,
 ) -> PhysicalWeightLayout:
-    kinds = _layout_kinds(shape, dtype, depth)
+    kinds = _layout_kinds(shape, dtype, depth, dense_only)
     if kind not in kinds:
         kind = draw(st.sampled_from(kinds))
     builder.kinds.add(kind)
@@ -211,7 +244,9 @@ def _physical_layout(
         return StoredLayout(PhysicalWeightComponentBinding(component, storage))
     if kind == "composite":
         parts = [
-            CompositeWeightPart(draw(_physical_layout(builder, extents, dtype, depth + 1)), offsets, extents)
+            CompositeWeightPart(
+                draw(_physical_layout(builder, extents, dtype, depth + 1, dense_only=dense_only)), offsets, extents
+            )
             for offsets, extents in draw(box_partitions(shape))
         ]
         return CompositeLayout(tuple(draw(st.permutations(parts))))
@@ -220,19 +255,22 @@ def _physical_layout(
         indices = builder.add(WeightComponentRole.INDICES, (shape[axis],), Dense(draw(st.sampled_from(
             sorted(NARROW_INDEX_TYPES)))))  # fmt: skip
         source = draw(st.integers(1, 4))
-        inner = draw(_physical_layout(builder, _with(shape, axis, source), dtype, depth + 1))
+        inner = draw(_physical_layout(builder, _with(shape, axis, source), dtype, depth + 1, dense_only=dense_only))
         return IndexedLayout(AxisWeightComponent(PhysicalWeightComponentBinding(indices), axis), inner, source)
     if kind == "expert_stack":
         axis = draw(st.sampled_from([a for a, extent in enumerate(shape) if extent <= 3]))
         expert_shape = shape[:axis] + shape[axis + 1 :]
-        experts = tuple(draw(_physical_layout(builder, expert_shape, dtype, depth + 1)) for _ in range(shape[axis]))
+        experts = tuple(
+            draw(_physical_layout(builder, expert_shape, dtype, depth + 1, dense_only=dense_only))
+            for _ in range(shape[axis])
+        )
         return ExpertStackLayout(experts, axis)
     if kind == "axis_reshape_permutation":
         axis = draw(st.sampled_from([a for a, extent in enumerate(shape) if extent >= 4]))
         first = draw(st.integers(2, shape[axis] // 2))
         second = draw(st.integers(2, shape[axis] // first))
         offset = draw(st.integers(0, shape[axis] - first * second))
-        inner = draw(_physical_layout(builder, shape, dtype, depth + 1))
+        inner = draw(_physical_layout(builder, shape, dtype, depth + 1, dense_only=dense_only))
         return AxisReshapePermutationLayout(inner, axis, offset, first * second, (first, second), (1, 0))
     if kind == "quantized":
         return draw(_quantized(builder, shape, dtype))
@@ -381,4 +419,28 @@ def weight_schemas(
         ContractVersion(draw(st.integers(1, 2)), draw(st.integers(0, 3))),
         tuple(components),
         tuple(tensors),
+    )
+
+
+@st.composite
+def container_weight_schemas(
+    draw: st.DrawFn, *, quantized: bool = False, tensor_id: str = "weight.matrix", shape: Shape = (4,)
+) -> WeightSchema:
+    """A one-tensor f32 schema for ``tensor_id`` labelled with a container format (``CONTAINER_FORMATS``).
+
+    ``quantized=False``: a dense-only layout tree (every component dense), which a dense-only provider
+    accepts whatever the container format (decision D-04R-15); ``quantized=True``: a quantized or
+    block-quantized root, which requires the container format and its quantization formats.
+    """
+    builder = _Builder()
+    kinds = QUANTIZED_LAYOUT_KINDS if quantized else DENSE_LAYOUT_KINDS
+    kind = draw(st.sampled_from(kinds))
+    layout = draw(_physical_layout(builder, shape, ElementType.F32, kind=kind, dense_only=not quantized))
+    tensor = WeightTensorSpec(WeightId(tensor_id), shape, ElementType.F32, layout, True)
+    return WeightSchema(
+        WeightFormatId(draw(st.sampled_from(CONTAINER_FORMATS))),
+        WeightLayoutId("weight-layout.container.generated"),
+        ContractVersion(1, 0),
+        tuple(draw(st.permutations(builder.components))),
+        (tensor,),
     )

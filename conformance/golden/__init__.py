@@ -34,7 +34,13 @@ def expected_contract() -> dict[str, Any]:
 
 
 def _scenarios() -> dict[str, Callable[[], dict[str, Any]]]:
-    from seeds.scenarios import paged_storage_scenario, plan_fixture_scenario
+    from seeds.scenarios import (
+        container_format_scenario,
+        paged_storage_scenario,
+        plan_fixture_scenario,
+        retention_scenario,
+        weights_plan_scenario,
+    )
     from strategies.scenarios import (
         BUILDABLE_GRAPHS,
         PlanFixtureParams,
@@ -63,6 +69,11 @@ def _scenarios() -> dict[str, Callable[[], dict[str, Any]]]:
         "sequential_scratch": lambda: sequential_scratch_case().scenario,
         "chain_1": lambda: chain_case(1).scenario,
         "chain_5_retained": lambda: chain_case(5, retention=("value.chain.00001", "value.output")).scenario,
+        "weights_padded_dense": lambda: weights_plan_scenario("padded_dense"),
+        "weights_derived_components": lambda: weights_plan_scenario("derived_components"),
+        "container_mixed_gptq_dense": lambda: container_format_scenario("mixed_gptq_dense"),
+        "retention_output": lambda: retention_scenario("output"),
+        "retention_intermediate": lambda: retention_scenario("intermediate"),
     }
     for scenario, variant in BUILDABLE_GRAPHS:
         named[f"graph_{scenario}_{variant}"] = _graph(scenario, variant)

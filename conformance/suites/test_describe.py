@@ -86,16 +86,15 @@ def test_operations_are_well_formed(backend: BackendUnderTest) -> None:
 
 
 @pytest.mark.parametrize("operation", [name for name, op in OPERATIONS.items() if not op.mandatory])
-def test_declared_operation_answers_malformed_scenario_with_a_contract_error(
-    backend: BackendUnderTest, operation: str
-) -> None:
-    """An empty scenario is not a valid scenario: a declared operation must answer with a typed error."""
+def test_declared_operation_answers_its_probe_with_a_contract_error(backend: BackendUnderTest, operation: str) -> None:
+    """A declared operation answers arguments no valid input matches (its declared probe: an empty
+    scenario, an empty identity) with a typed error."""
     backend.require(operation)
-    args: tuple[object, ...] = ({},) if operation != "revalidate" else ({}, b"")
+    probe = OPERATIONS[operation].probe
     try:
-        getattr(backend, operation)(*args)
+        getattr(backend, operation)(*probe)
     except VNextError:
         return
     except BackendFault:
         raise
-    pytest.fail(f"{operation} accepted an empty scenario")
+    pytest.fail(f"{operation} accepted its probe {probe!r}")

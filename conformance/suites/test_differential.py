@@ -2,7 +2,8 @@
 
 Agreement means: both build a plan with the same wire bytes, or both refuse with the
 same error kind. Scenarios come from every family of generator: valid seed-shaped
-scenarios (``strategies.scenarios``), budget variations and estimator behaviours
+scenarios (``strategies.scenarios``: seed 002 materializer plans and container-format
+bindings among them), budget variations and estimator behaviours
 (``strategies.budget``), numeric edges, hostile custom policies and budget-boundary
 policies (``strategies.policy``), and catalog / family documents a contract rule
 refuses (``strategies.catalog``, ``strategies.model_rejections``). A disagreement is
@@ -39,7 +40,7 @@ from strategies.cases import Rejection
 from strategies.catalog_rejections import catalog_rejections
 from strategies.model_rejections import family_rejections
 from strategies.policy import BoundaryPolicy, HostilePolicy, boundary_policies, hostile_policies
-from strategies.scenarios import ScenarioCase, scenario_cases
+from strategies.scenarios import ScenarioCase, container_format_cases, scenario_cases
 
 pytestmark = pytest.mark.requires("build_plan")
 
@@ -108,6 +109,14 @@ def test_seed_shaped_scenarios_agree(
     backend: BackendUnderTest, oracle: BackendUnderTest, counterexamples: CounterexampleRecorder, case: ScenarioCase
 ) -> None:
     _agree(backend, oracle, counterexamples, "differential/seed_shaped", case.scenario, case.label)
+
+
+@given(case=st.booleans().flatmap(lambda quantized: container_format_cases(quantized=quantized)))
+def test_container_format_bindings_agree(
+    backend: BackendUnderTest, oracle: BackendUnderTest, counterexamples: CounterexampleRecorder, case: ScenarioCase
+) -> None:
+    """Dense bindings in a container format build; quantized ones need their formats (04 §9 step 9)."""
+    _agree(backend, oracle, counterexamples, "differential/container_format", case.scenario, case.label)
 
 
 @given(case=budget_cases())

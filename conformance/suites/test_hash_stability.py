@@ -40,6 +40,7 @@ from strategies.scenarios import (
     rich_fixture_case,
     scenario_cases,
     sequential_scratch_case,
+    weights_case,
 )
 from strategies.semantic_changes import SEMANTIC_CHANGES, semantically_changed
 
@@ -51,6 +52,7 @@ MATRIX_BASES: dict[str, Callable[[], ScenarioCase]] = {
     "chain_3": lambda: chain_case(3, retention=("value.chain.00000", "value.chain.00001")),
     "graph_state_chain": lambda: graph_case("state_chain", "must_alias_exact"),
     "sequential_scratch": sequential_scratch_case,
+    "weights_padded_dense": lambda: weights_case("padded_dense"),
 }
 #: Environments of the fresh exec processes (decision D-07H-3).
 FRESH_ENVIRONMENTS = (

@@ -117,6 +117,8 @@ class Operation(Generic[R_co]):
     signature: inspect.Signature
     mandatory: bool = False
     """Every backend implements it (the handshake carries its result)."""
+    probe: tuple[Any, ...] = ()
+    """Arguments no valid input matches: an implementation must answer them with a contract error."""
 
     @property
     def schema(self) -> str:
@@ -181,17 +183,25 @@ _DECLARED: dict[str, Operation[Any]] = {}
 
 
 def operation(
-    *params: Param[Any], result: ResultCodec[R], level: Level, mandatory: bool = False
+    *params: Param[Any],
+    result: ResultCodec[R],
+    level: Level,
+    mandatory: bool = False,
+    probe: tuple[Any, ...] = ({},),
 ) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """Declare the decorated method of ``Operations`` as a protocol operation."""
+    """Declare the decorated method of ``Operations`` as a protocol operation (``probe``: arguments that
+    must be refused, by default the empty scenario)."""
 
     def declare(method: Callable[P, R]) -> Callable[P, R]:
         name = method.__name__
         signature = inspect.signature(method)
         if [p.name for p in params] != list(signature.parameters)[1:]:
             raise TypeError(f"{name}: the declared params do not match the method's parameters")
+        refused = () if mandatory else probe
+        if not mandatory and len(refused) != len(params):
+            raise TypeError(f"{name}: the probe does not give every parameter")
         summary = inspect.cleandoc(method.__doc__ or "").split("\n\n")[0].replace("\n", " ")
-        declared = Operation(name, summary, params, result, level, signature, mandatory)
+        declared = Operation(name, summary, params, result, level, signature, mandatory, refused)
         _DECLARED[name] = declared
 
         @functools.wraps(method)
@@ -232,7 +242,13 @@ class Operations:
         """``ExecutionPlan::build`` then ``to_json``: the exact plan wire bytes (05 §3, §8)."""
         ...
 
-    @operation(ScenarioParam(), WireParam("wire_base64"), result=Sha256Result("plan_hash"), level=Level.PLANNING)
+    @operation(
+        ScenarioParam(),
+        WireParam("wire_base64"),
+        result=Sha256Result("plan_hash"),
+        level=Level.PLANNING,
+        probe=({}, b""),
+    )
     def revalidate(self, scenario: Scenario, wire_base64: bytes) -> str:
         """Decode the wire untrusted, then revalidate it against the scenario (05 §9): the plan hash."""
         ...
@@ -242,14 +258,20 @@ class Operations:
         """``WeightMaterializerRegistry::select_exact`` (05 §10.4): the ExecutionWeightPlan wire and fingerprint."""
         ...
 
-    @operation(ScenarioParam(), WireParam("wire_base64"), result=Sha256Result("fingerprint"), level=Level.FULL)
+    @operation(
+        ScenarioParam(), WireParam("wire_base64"), result=Sha256Result("fingerprint"), level=Level.FULL, probe=({}, b"")
+    )
     def revalidate_family(self, scenario: Scenario, wire_base64: bytes) -> str:
         """Decode the wire as an untrusted PreparedModelFamily, then revalidate it against the scenario's
         family registry (02 §7.4-§7.5): the rebuilt family's ``fingerprint()``."""
         ...
 
     @operation(
-        ScenarioParam(), DocumentParam("options", COMPILE_OPTIONS_CONTEXT), result=WireResult(), level=Level.FULL
+        ScenarioParam(),
+        DocumentParam("options", COMPILE_OPTIONS_CONTEXT),
+        result=WireResult(),
+        level=Level.FULL,
+        probe=({}, {}),
     )
     def compile_plan(self, scenario: Scenario, options: Mapping[str, Any] | RawJson) -> bytes:
         """``ProgramPlanCompiler::compile`` of the scenario's program with the options (05 §7.13), then
@@ -261,6 +283,7 @@ class Operations:
         StringParam("value"),
         result=EmptyResult(),
         level=Level.FULL,
+        probe=("node", ""),
     )
     def check_identity(self, identity_kind: str, value: str) -> None:
         """Build the identity of that ``InvalidIdentity.kind`` from the string (01 §1.1-§1.3): ``{}``, or
@@ -268,7 +291,12 @@ class Operations:
         ...
 
     @operation(
-        ScenarioParam(), BytesMapParam("inputs"), U32Param("replays"), result=ExecuteResultCodec(), level=Level.RUNTIME
+        ScenarioParam(),
+        BytesMapParam("inputs"),
+        U32Param("replays"),
+        result=ExecuteResultCodec(),
+        level=Level.RUNTIME,
+        probe=({}, {}, 1),
     )
     def execute(self, scenario: Scenario, inputs: Mapping[str, bytes] | None = None, replays: int = 1) -> ExecuteResult:
         """Run the scenario's plan on the backend's device runtime ``replays`` times (§5.2)."""

@@ -41,7 +41,7 @@ from reference.plan.selection import RejectedProvider
 from reference.plan.solver import node_candidates, solve, storage_rejection
 from reference.plan.state import StateTracker, derive_state_effects, node_dependencies
 from reference.plan.validate import validate_internal
-from reference.plan.weights import check_binding_semantics, node_weight_formats
+from reference.plan.weights import check_binding_semantics
 from reference.plan.work import derive_work_contract
 from reference.policy.runtime_policy import RuntimePolicy, canonical_runtime_policy_fingerprint
 from reference.policy.trust import PlannerPolicyView, check_capacity_gate, policy_for_resolution
@@ -121,7 +121,7 @@ def build_node(
         ctx.check_semantics(binding)
         ctx.canonical.record(binding)
         ctx.bound.add(binding.value_id)
-    weight_formats, quantization_formats = node_weight_formats(ctx.schema, values)  # 10
+    weight_formats, quantization_formats = node_weight_requirements(ctx.family, values)  # 10
     selection = select_provider(  # 11
         catalog,
         operation,

@@ -1,14 +1,21 @@
 """``ProgramPlanCompiler.compile`` (spec 05 §7.13): program -> resolutions -> execution plan.
 
-1. Concrete tensors: explicit input specs (every program input needs one), weights and
-   states from the program, node outputs inferred from the operation contracts
-   (exact / degenerate range / bound symbol dimensions, one dtype, one layout).
-2. Probe pass: each referenced weight component on its own ``resource/weight-probe/...``
-   at offset 0; resolve every node; ``A`` = the largest candidate value alignment.
-3. Up to 65 rounds: lay the components out in weight-schema order in one arena per
+0. Options: known nodes and values; every retained completion value a node output;
+   an explicit tensor for every program input. Then the trusted execution weights:
+   the identity plan, or ``registry.select_exact`` of the required materializer
+   (``compile_with_weight_materializers``).
+1. Concrete tensors: explicit input specs, weights and states from the program,
+   node outputs inferred from the operation contracts (exact / degenerate range /
+   bound symbol dimensions, one dtype, one layout).
+2. Probe pass: each referenced execution-schema component on its own
+   ``resource/weight-probe/...`` at offset 0; resolve every node; ``A`` = the largest
+   candidate value alignment.
+3. Up to 65 rounds: lay the components out in execution-schema order in one arena per
    physical dtype (``resource/weight-arena/...``, offsets aligned to ``max(A, dtype size)``),
    resolve, stop when the observed alignment is ``<= A`` else raise ``A``.
-4. Build the plan with the final resolutions.
+4. Build the plan with the final resolutions, the trusted weights and the retention.
+Weight bindings, arenas and static rows follow the execution schema (decision D-04R-14);
+resource ids hash the prepared family's fingerprint.
 Other storages: program inputs and node outputs get ``resource/activation/...`` (a
 ``MustAlias`` output reuses its input's storage), states ``resource/state/...`` sized
 ``align_up(capacity minimum, dtype size)``. Failures are ``InvalidExecutionPlan``.
@@ -44,7 +51,7 @@ from reference.catalog.tensor_contract import (
     StridedLayout as StridedConstraint,
 )
 from reference.errors import invalid_plan
-from reference.ids import CapabilityId, NodeId, ProgramValueId, ProviderId, ResourceId, WeightId
+from reference.ids import CapabilityId, NodeId, ProgramValueId, ProviderId, ResourceId, WeightId, WeightMaterializerId
 from reference.ints import U64_MAX
 from reference.model.element import ElementType
 from reference.model.prepared import PreparedModelFamily
@@ -56,9 +63,11 @@ from reference.model.tensor import (
     StridedLayout,
 )
 from reference.model.weight_encoding import WeightComponentSpec
+from reference.model.weight_schema import WeightSchema
 from reference.plan.build import build_execution_plan
 from reference.plan.execution_plan import ExecutionPlan
 from reference.plan.memory import compiler_resource_id
+from reference.plan.request import CompletionRetentionSpec
 from reference.policy.runtime_policy import RuntimePolicy
 from reference.resolution.binding import ResolvedValueBinding
 from reference.resolution.node_resolution import PlanNodeResolution
@@ -67,6 +76,8 @@ from reference.resolution.tensor_spec import ResolvedTensorSpec
 from reference.resolution.usage import BufferUsage
 from reference.resolution.weight_binding import ResolvedWeightBinding
 from reference.resolution.workspace import align_up
+from reference.weights.registry import WeightMaterializerRegistry
+from reference.weights.trusted import TrustedExecutionWeightPlan
 
 __all__ = ["MAX_ALIGNMENT_ROUNDS", "ProgramPlanCompilation", "ProgramPlanCompileOptions", "ProgramPlanCompiler"]
 
@@ -76,22 +87,27 @@ MAX_ALIGNMENT_ROUNDS: Final = 65
 
 @dataclass(frozen=True)
 class ProgramPlanCompileOptions:
-    """Explicit tensors (every program input), per-node extra capabilities and preferred providers."""
+    """Explicit tensors (every program input), per-node extra capabilities and preferred providers,
+    retained completion values (node outputs) and the required weight materializer (``None``: identity)."""
 
     tensor_specs: Mapping[ProgramValueId, ProgramTensorSpec]
     required_capabilities: Mapping[NodeId, frozenset[CapabilityId]] = field(default_factory=dict)
     preferred_providers: Mapping[NodeId, ProviderId] = field(default_factory=dict)
+    completion_retention: frozenset[ProgramValueId] = frozenset()
+    weight_materializer: WeightMaterializerId | None = None
 
 
 @dataclass(frozen=True)
 class ProgramPlanCompilation:
-    """The plan, the resolutions it was built from, the concrete tensors and the alignment rounds."""
+    """The plan, the resolutions it was built from, the concrete tensors, the alignment rounds and the
+    retention the plan was built with (its trusted weights are ``plan.trusted_execution_weights()``)."""
 
     plan: ExecutionPlan
     node_resolutions: tuple[PlanNodeResolution, ...]
     value_tensors: Mapping[ProgramValueId, ResolvedTensorSpec]
     value_alignment_bytes: int
     rounds: int
+    completion_retention: CompletionRetentionSpec = field(default_factory=CompletionRetentionSpec)
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +226,9 @@ def _value_tensors(
     known |= {v for n in nodes for v in n.outputs}
     if any(v not in known for v in options.tensor_specs):
         raise invalid_plan("program compile options contain an unknown semantic value")
+    produced = {v for n in nodes for v in n.outputs}
+    if any(v not in produced for v in options.completion_retention):
+        raise invalid_plan("completion retention must reference a semantic node output")
     if any(v not in options.tensor_specs for v in program.inputs):
         raise invalid_plan("every program input requires an explicit canonical tensor capacity")
     tensors = {v: ResolvedTensorSpec.from_program(t) for v, t in options.tensor_specs.items()}
@@ -241,13 +260,13 @@ def _value_tensors(
     return tensors
 
 
-def _referenced_components(family: PreparedModelFamily) -> list[WeightComponentSpec]:
-    schema = family.weight_schema
+def _referenced_components(family: PreparedModelFamily, schema: WeightSchema) -> list[WeightComponentSpec]:
+    """The execution-schema components the program's weights bind, in schema order."""
     referenced = {c.id for w in family.program.weights for c in schema.physical_component_refs(w.weight_id)}
     return [c for c in schema.components if c.id in referenced]
 
 
-def _probe_locations(family: PreparedModelFamily, fingerprint: str) -> dict[WeightId, _Location]:
+def _probe_locations(family: PreparedModelFamily, schema: WeightSchema, fingerprint: str) -> dict[WeightId, _Location]:
     return {
         c.id: _Location(
             compiler_resource_id("weight-probe", fingerprint, c.id.value),
@@ -255,14 +274,16 @@ def _probe_locations(family: PreparedModelFamily, fingerprint: str) -> dict[Weig
             c.physical_bytes(),
             c.physical_element_type(),
         )
-        for c in _referenced_components(family)
+        for c in _referenced_components(family, schema)
     }
 
 
-def _arena_locations(family: PreparedModelFamily, fingerprint: str, alignment: int) -> dict[WeightId, _Location]:
+def _arena_locations(
+    family: PreparedModelFamily, schema: WeightSchema, fingerprint: str, alignment: int
+) -> dict[WeightId, _Location]:
     next_offset: dict[ElementType, int] = {}
     out: dict[WeightId, _Location] = {}
-    for component in _referenced_components(family):
+    for component in _referenced_components(family, schema):
         element = component.physical_element_type()
         offset = align_up(next_offset.get(element, 0), max(alignment, element.size_bytes))
         length = component.physical_bytes()
@@ -276,6 +297,7 @@ def _arena_locations(family: PreparedModelFamily, fingerprint: str, alignment: i
 
 def _storages(
     family: PreparedModelFamily,
+    schema: WeightSchema,
     catalog: CapabilityCatalog,
     tensors: Mapping[ProgramValueId, ResolvedTensorSpec],
     locations: Mapping[WeightId, _Location],
@@ -295,7 +317,7 @@ def _storages(
     storages = {value: activation(value) for value in program.inputs}
     for weight in program.weights:
         components = []
-        for component in family.weight_schema.physical_component_refs(weight.weight_id):
+        for component in schema.physical_component_refs(weight.weight_id):
             where = locations.get(component.id)
             if where is None:
                 raise invalid_plan(f"weight component `{component.id}` has no physical location")
@@ -328,6 +350,7 @@ def _storages(
 
 def _resolve_nodes(
     family: PreparedModelFamily,
+    trusted: TrustedExecutionWeightPlan,
     catalog: CapabilityCatalog,
     policy: RuntimePolicy,
     planning: OperationPlanningHandle,
@@ -336,6 +359,7 @@ def _resolve_nodes(
     storages: Mapping[ProgramValueId, ResolvedValueStorage],
 ) -> list[PlanNodeResolution]:
     program = family.program
+    schema = trusted.plan().schema()
     weights = {w.value_id for w in program.weights}
     states = {s.value_id for s in program.states}
     out = []
@@ -358,7 +382,7 @@ def _resolve_nodes(
                 if usage is BufferUsage.WEIGHTS:
                     reference = program.weight_for_value(value)
                     assert reference is not None
-                    weight = ResolvedWeightBinding.from_schema(family.weight_schema, reference.weight_id)
+                    weight = ResolvedWeightBinding.from_schema(schema, reference.weight_id)
                 values.append(
                     ResolvedValueBinding(
                         value,
@@ -382,6 +406,7 @@ def _resolve_nodes(
                 values,
                 options.required_capabilities.get(node.id, frozenset()),
                 options.preferred_providers.get(node.id),
+                execution_weights=trusted,
             )
         )
     return out
@@ -408,19 +433,42 @@ class ProgramPlanCompiler:
         planning: OperationPlanningHandle,
         options: ProgramPlanCompileOptions,
     ) -> ProgramPlanCompilation:
-        """Probe, alignment fixed point (at most 65 rounds), then ``build_execution_plan``."""
+        """``compile_with_weight_materializers`` with the identity-only materializer registry."""
+        return ProgramPlanCompiler.compile_with_weight_materializers(
+            family, catalog, policy, planning, WeightMaterializerRegistry.identity_only(), options
+        )
+
+    @staticmethod
+    def compile_with_weight_materializers(
+        family: PreparedModelFamily,
+        catalog: CapabilityCatalog,
+        policy: RuntimePolicy,
+        planning: OperationPlanningHandle,
+        materializers: WeightMaterializerRegistry,
+        options: ProgramPlanCompileOptions,
+    ) -> ProgramPlanCompilation:
+        """Options, trusted weights, probe, alignment fixed point (at most 65 rounds), then
+        ``build_execution_plan`` with the trusted weights and the retention."""
         tensors = _value_tensors(family, catalog, options)
+        trusted = (
+            TrustedExecutionWeightPlan.identity(family)
+            if options.weight_materializer is None
+            else materializers.select_exact(family, catalog, options.weight_materializer)
+        )
+        schema = trusted.plan().schema()
+        retention = CompletionRetentionSpec(frozenset(options.completion_retention))
         fingerprint = family.fingerprint()
-        probe = _storages(family, catalog, tensors, _probe_locations(family, fingerprint), fingerprint)
-        alignment = _maximum_alignment(_resolve_nodes(family, catalog, policy, planning, options, tensors, probe))
+
+        def resolve(locations: Mapping[WeightId, _Location]) -> list[PlanNodeResolution]:
+            storages = _storages(family, schema, catalog, tensors, locations, fingerprint)
+            return _resolve_nodes(family, trusted, catalog, policy, planning, options, tensors, storages)
+
+        alignment = _maximum_alignment(resolve(_probe_locations(family, schema, fingerprint)))
         final: list[PlanNodeResolution] | None = None
         rounds = 0
         for _ in range(MAX_ALIGNMENT_ROUNDS):
             rounds += 1
-            storages = _storages(
-                family, catalog, tensors, _arena_locations(family, fingerprint, alignment), fingerprint
-            )
-            resolutions = _resolve_nodes(family, catalog, policy, planning, options, tensors, storages)
+            resolutions = resolve(_arena_locations(family, schema, fingerprint, alignment))
             observed = _maximum_alignment(resolutions)
             if observed <= alignment:
                 final = resolutions
@@ -428,5 +476,7 @@ class ProgramPlanCompiler:
             alignment = observed
         if final is None:
             raise invalid_plan("provider value alignment did not reach a bounded monotonic fixed point")
-        plan = build_execution_plan(family, catalog, policy, final)
-        return ProgramPlanCompilation(plan, tuple(final), tensors, alignment, rounds)
+        plan = build_execution_plan(
+            family, catalog, policy, final, completion_retention=retention, execution_weights=trusted
+        )
+        return ProgramPlanCompilation(plan, tuple(final), tensors, alignment, rounds, retention)

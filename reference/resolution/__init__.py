@@ -14,6 +14,7 @@ from reference.resolution.estimate import (
     estimator_input_fingerprint,
     estimator_input_material,
 )
+from reference.resolution.execution_weights import ExecutionWeightSchemaSource, ExecutionWeightWitness
 from reference.resolution.formula import (
     MAX_PROVIDER_WORKSPACE_SHAPE_BUCKETS,
     ActualSequencesFormula,
@@ -79,6 +80,8 @@ __all__ = [
     "BufferUsage",
     "ContiguousLayout",
     "DynamicResourceShapeBucket",
+    "ExecutionWeightSchemaSource",
+    "ExecutionWeightWitness",
     "FixedFormula",
     "OperationResourceEstimate",
     "OperationResourceEstimateRequest",

@@ -32,6 +32,7 @@ from reference.resolution.estimate import (
     OperationResourceEstimateRequest,
     estimator_input_fingerprint,
 )
+from reference.resolution.execution_weights import ExecutionWeightWitness
 from reference.resolution.operation_bindings import validate_resolved_bindings
 from reference.resolution.rejection import PlanProviderRejectReason
 from reference.resolution.resource_plan import ProviderResourcePlan, workspace_base_id
@@ -220,9 +221,18 @@ class PlanNodeResolution:
         values: Sequence[ResolvedValueBinding],
         required_capabilities: Iterable[CapabilityId] = (),
         preferred_provider: ProviderId | None = None,
+        *,
+        execution_weights: ExecutionWeightWitness | None = None,
     ) -> PlanNodeResolution:
-        """Spec 04 §9 steps 1-16, in order."""
+        """Spec 04 §9 steps 1-16, in order. Weight bindings are checked against ``execution_weights``'
+        execution schema (validated against the catalog right after the policy); ``None`` is the identity
+        plan, whose schema is the family's (decision D-04R-14)."""
         view = policy_for_resolution(policy)  # steps 1-3
+        if execution_weights is None:
+            weight_schema = family.weight_schema
+        else:
+            execution_weights.validate_against_catalog(family, catalog)
+            weight_schema = execution_weights.plan().schema()
         bindings = tuple(values)
         extra_capabilities = frozenset(required_capabilities)
         if not bindings:
@@ -236,7 +246,7 @@ class PlanNodeResolution:
         validate_resolved_bindings(operation, bindings)
         validate_program_bindings(node, bindings)
         for binding in bindings:
-            validate_semantic_binding(family, binding)
+            validate_semantic_binding(family, binding, weight_schema)
         weight_formats, quantization_formats = node_weight_requirements(family, bindings)
         request = ProviderCompatibilityRequest(
             node.operation_id,

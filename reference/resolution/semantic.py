@@ -1,8 +1,10 @@
 """Program-side checks of a node's bindings (spec 04 §9 steps 8-9, spec 05 §3.1 steps 4, 9, 10).
 
 * ``validate_program_bindings`` — bindings list equals the node's inputs then outputs.
-* ``validate_semantic_binding`` — weights / states / activations against the family.
-* ``node_weight_requirements`` — the weight and quantization formats a node needs.
+* ``validate_semantic_binding`` — weights against a weight schema (the trusted execution
+  schema; the family's by default), states and activations against the program.
+* ``node_weight_requirements`` — the weight and quantization formats a node needs: only
+  bindings with quantized components require their format (decision D-04R-15).
 All failures are ``InvalidExecutionPlan``.
 """
 
@@ -16,6 +18,7 @@ from reference.errors import InvalidExecutionPlan
 from reference.ids import QuantizationFormatId, WeightFormatId
 from reference.model.prepared import PreparedModelFamily
 from reference.model.program import ProgramNode
+from reference.model.weight_schema import WeightSchema
 from reference.resolution.binding import ResolvedValueBinding
 from reference.resolution.usage import BufferUsage
 from reference.resolution.weight_binding import ResolvedWeightBinding
@@ -33,18 +36,21 @@ def validate_program_bindings(node: ProgramNode, values: Sequence[ResolvedValueB
         raise InvalidExecutionPlan(reason=f"node `{node.id}` bindings do not match its program operands")
 
 
-def validate_semantic_binding(family: PreparedModelFamily, binding: ResolvedValueBinding) -> None:
-    """A weight reference binds its schema weight read-only; a state binds its state tensor; else activations."""
+def validate_semantic_binding(
+    family: PreparedModelFamily, binding: ResolvedValueBinding, schema: WeightSchema | None = None
+) -> None:
+    """A weight reference binds exactly its ``schema`` weight read-only (``schema`` defaults to the family's;
+    plans pass the trusted execution schema); a state binds its state tensor; anything else activations."""
     program = family.program
     value_id = binding.value_id
     reference = program.weight_for_value(value_id)
     if reference is not None:
+        weights = family.weight_schema if schema is None else schema
         if binding.usage is not BufferUsage.WEIGHTS or binding.access is not TensorAccess.READ:
             raise InvalidExecutionPlan(reason=f"weight value `{value_id}` must be a read-only weights binding")
         if not binding.tensor.matches_program(reference.tensor):
             raise InvalidExecutionPlan(reason=f"weight value `{value_id}` tensor differs from the program")
-        schema = family.weight_schema
-        components = {c.id: c for c in schema.physical_component_refs(reference.weight_id)}
+        components = {c.id: c for c in weights.physical_component_refs(reference.weight_id)}
         stored = binding.storage.components
         ids = [c.component_id for c in stored]
         if len(stored) != len(components) or set(ids) != set(components) or len(set(ids)) != len(ids):
@@ -57,7 +63,7 @@ def validate_semantic_binding(family: PreparedModelFamily, binding: ResolvedValu
                 or component.element_type is not spec.physical_element_type()
             ):
                 raise InvalidExecutionPlan(reason=f"weight value `{value_id}` component storage differs from schema")
-        if binding.weight != ResolvedWeightBinding.from_schema(schema, reference.weight_id):
+        if binding.weight != ResolvedWeightBinding.from_schema(weights, reference.weight_id):
             raise InvalidExecutionPlan(reason=f"weight value `{value_id}` carries a different resolved weight layout")
         return
     state = program.state_for_value(value_id)
@@ -72,14 +78,22 @@ def validate_semantic_binding(family: PreparedModelFamily, binding: ResolvedValu
 def node_weight_requirements(
     family: PreparedModelFamily, values: Sequence[ResolvedValueBinding]
 ) -> tuple[frozenset[WeightFormatId], frozenset[QuantizationFormatId]]:
-    """``{schema format_id}`` when a weights binding exists, plus every quantized component's format id."""
+    """Per weights binding: a program weight with its resolved layout naming that weight; a binding with
+    quantized components requires its ``format_id`` and their formats, a dense-only binding requires none."""
     weight_formats: set[WeightFormatId] = set()
     quantization_formats: set[QuantizationFormatId] = set()
     for binding in values:
         if binding.usage is not BufferUsage.WEIGHTS:
             continue
-        if family.program.weight_for_value(binding.value_id) is None or binding.weight is None:
+        reference = family.program.weight_for_value(binding.value_id)
+        if reference is None:
             raise InvalidExecutionPlan(reason=f"weights binding `{binding.value_id}` is not a program weight")
-        weight_formats.add(family.weight_schema.format_id)
-        quantization_formats |= binding.weight.quantization_formats()
+        if binding.weight is None:
+            raise InvalidExecutionPlan(reason=f"weights binding `{binding.value_id}` has no resolved weight layout")
+        if binding.weight.weight_id != reference.weight_id:
+            raise InvalidExecutionPlan(reason=f"weights binding `{binding.value_id}` resolves another logical weight")
+        formats = binding.weight.quantization_formats()
+        if formats:
+            weight_formats.add(binding.weight.schema_format_id)
+            quantization_formats |= formats
     return frozenset(weight_formats), frozenset(quantization_formats)

@@ -69,11 +69,25 @@ class StreamState(OrderedEnum):
 
 
 class DeviceTimingMode(OrderedEnum):
-    """``off`` is the default; the reference runtime accepts only ``off``."""
+    """``off`` (default) < ``completion`` < ``replay`` < ``kernel``; the reference runtime accepts only ``off``
+    (08-runtime D12)."""
 
     OFF = "off"
     COMPLETION = "completion"
+    REPLAY = "replay"
     KERNEL = "kernel"
+
+    def completion_enabled(self) -> bool:
+        """Every mode but ``off`` times completion."""
+        return self is not DeviceTimingMode.OFF
+
+    def physical_span_attribution_enabled(self) -> bool:
+        """``replay`` and ``kernel`` attribute physical spans."""
+        return self in (DeviceTimingMode.REPLAY, DeviceTimingMode.KERNEL)
+
+    def kernel_attribution_enabled(self) -> bool:
+        """Only ``kernel`` attributes native kernels."""
+        return self is DeviceTimingMode.KERNEL
 
 
 class DeviceCommandPhase(OrderedEnum):

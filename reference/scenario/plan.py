@@ -2,7 +2,8 @@
 
 ``scenario_trusted_inputs(doc)``: decode the scenario, then, in this order, the family,
 the catalog, the policy, the weights selection (which may augment the catalog) and
-the node resolutions (against the augmented catalog); the completion retention is
+the node resolutions (against the augmented catalog, their weight bindings against
+the selected execution schema); the completion retention is
 the scenario's list. ``build_scenario_plan`` builds from them;
 ``revalidate_scenario_wire`` decodes the wire **first** (so decode-stage rejections
 never depend on the scenario), then builds the trusted inputs and revalidates.
@@ -66,7 +67,7 @@ def scenario_trusted_inputs(scenario: Mapping[str, Any] | ScenarioDocument) -> S
     catalog = scenario_catalog(doc)
     policy = scenario_policy(doc)
     catalog, weights = scenario_weights(doc, family, catalog)
-    resolutions = scenario_resolutions(doc, family, catalog, policy)
+    resolutions = scenario_resolutions(doc, family, catalog, policy, execution_weights=weights)
     retention = CompletionRetentionSpec(
         frozenset(ProgramValueId.from_wire(v, context=SCENARIO_CONTEXT) for v in doc.completion_retention)
     )

@@ -14,6 +14,7 @@ from reference.policy.runtime_policy import RuntimePolicy
 from reference.resolution.binding import ResolvedValueBinding
 from reference.resolution.node_resolution import PlanNodeResolution
 from reference.scenario.document import SCENARIO_CONTEXT, ScenarioDocument
+from reference.weights.trusted import TrustedExecutionWeightPlan
 from reference.wire import WireObject, read_str
 
 __all__ = ["RESOLUTION_FIELDS", "scenario_resolutions"]
@@ -26,13 +27,16 @@ def scenario_resolutions(
     family: PreparedModelFamily,
     catalog: CapabilityCatalog,
     policy: RuntimePolicy,
+    *,
+    execution_weights: TrustedExecutionWeightPlan | None = None,
 ) -> tuple[PlanNodeResolution, ...]:
     """Build the registry the scenario describes against ``catalog`` and resolve every listed node with it.
 
     Resolutions of one registry instance carry one registry authority (05 §3 step 4); each
     further instance (version 2) is another build of the same document, so another authority.
-    Shape errors are ``Serialization``; resolution errors keep their contract kinds and the
-    first failing node wins.
+    Every weight binding is checked against the selected trusted weights' execution schema
+    (decision D-04R-14; ``None``: identity). Shape errors are ``Serialization``; resolution
+    errors keep their contract kinds and the first failing node wins.
     """
     document = RegistryDocument.from_wire(scenario.registry, context=SCENARIO_CONTEXT, path="$.registry")
     registry, _ = document.build(catalog)
@@ -64,6 +68,7 @@ def scenario_resolutions(
                 values,
                 capabilities,
                 preferred,
+                execution_weights=execution_weights,
             )
         )
     return tuple(resolved)

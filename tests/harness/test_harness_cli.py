@@ -94,16 +94,14 @@ def test_faults_during_calls_are_reported_and_the_run_goes_on(
     )
     assert code == 1, out
     by_case = cases(records)
-    hit = by_case["describe/test_declared_operation_answers_malformed_scenario_with_a_contract_error[build_plan]"]
+    hit = by_case["describe/test_declared_operation_answers_its_probe_with_a_contract_error[build_plan]"]
     assert hit["outcome"] == "failed"
     assert [f["kind"] for f in hit["faults"]] == [fault]
     assert hit["reproduce"].startswith("vnext-conformance run --backend")
     # the run kept going: the cases after the fault still ran against the restarted backend
     assert by_case["describe/test_describe_is_stable"]["outcome"] == "passed"
     assert (
-        by_case["describe/test_declared_operation_answers_malformed_scenario_with_a_contract_error[revalidate]"][
-            "outcome"
-        ]
+        by_case["describe/test_declared_operation_answers_its_probe_with_a_contract_error[revalidate]"]["outcome"]
         == "passed"
     )
     assert records[-1]["backend_faults"] == {fault: 1}

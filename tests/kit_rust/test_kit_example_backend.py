@@ -56,7 +56,7 @@ def test_describe_only_passes_what_needs_no_operation(tmp_path: Path, kit_exampl
     outcomes = case_outcomes(records)
     assert outcomes.pop("describe/test_backend_reaches_the_required_level") == "failed"
     declared = {
-        f"describe/test_declared_operation_answers_malformed_scenario_with_a_contract_error[{op}]"
+        f"describe/test_declared_operation_answers_its_probe_with_a_contract_error[{op}]"
         for op in OPERATIONS
         if op != "describe"
     }

@@ -18,11 +18,14 @@ from reference.plan.revalidate import compare_with_rebuild
 from reference.scenario.plan import ScenarioTrustedInputs, scenario_trusted_inputs
 from seeds.scenarios import (
     GRAPH_ALIAS_VARIANTS,
+    container_format_scenario,
     graph_scenario,
     paged_storage_scenario,
     plan_fixture_scenario,
     sequential_scratch_scenario,
+    weights_plan_scenario,
 )
+from seeds.scenarios import retention_scenario as seed_retention_scenario
 from seeds.weights import seed_materializer_document
 
 Path = tuple[str | int, ...]
@@ -39,7 +42,8 @@ def raises_kind(kind: str, fn: Callable[[], Any]) -> VNextError:
 
 
 def same_schema_materializer_document(fingerprint_char: str = "9") -> dict[str, Any]:
-    """A non-identity materializer whose execution schema equals the family's (edits: none)."""
+    """A non-identity materializer whose execution schema equals the family's (edits: none): the plan
+    differs from the identity plan by its execution-weight provenance only."""
     doc = copy.deepcopy(seed_materializer_document("padded_dense"))
     doc["descriptor"]["id"] = SAME_SCHEMA_ID
     doc["descriptor"]["implementation_fingerprint"] = fingerprint_char * 64
@@ -70,7 +74,14 @@ def retention_scenario() -> dict[str, Any]:
     return scenario
 
 
-#: Every seed scenario of ``seeds/scenarios.py`` that builds, plus the two trusted-input variants.
+def materializer_scenario(name: str, **descriptor: Any) -> dict[str, Any]:
+    """``weights_plan_scenario(name)`` whose registered descriptor has ``descriptor``'s fields replaced."""
+    value = weights_plan_scenario(name)
+    value["weights"]["registry"]["materializers"][0]["descriptor"].update(descriptor)
+    return value
+
+
+#: Every seed scenario of ``seeds/scenarios.py`` that builds, plus the trusted-input variants.
 SCENARIO_BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
     "plan_fixture_0": lambda: plan_fixture_scenario(0),
     "sequential_scratch": sequential_scratch_scenario,
@@ -82,6 +93,10 @@ SCENARIO_BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
     "graph_state_read_only": lambda: graph_scenario("state_read_only"),
     "retained_output": retention_scenario,
     "same_schema_weights": non_identity_weights_scenario,
+    "padded_dense_weights": lambda: weights_plan_scenario("padded_dense"),
+    "derived_components_weights": lambda: weights_plan_scenario("derived_components"),
+    "mixed_gptq_container": lambda: container_format_scenario("mixed_gptq_dense"),
+    "retained_intermediate": lambda: seed_retention_scenario("intermediate"),
 }
 
 #: GraphFamily cases the build rejects (05 §5.3); they have no wire.

@@ -29,7 +29,7 @@ from .helpers import (
 
 SER = "serialization"
 UNSUPPORTED = "unsupported_plan_schema"
-NAMES = ("plan_fixture_0", "sequential_scratch", "graph_state_chain", "graph_alias", "same_schema_weights")
+NAMES = ("plan_fixture_0", "sequential_scratch", "graph_state_chain", "graph_alias", "padded_dense_weights")
 
 
 def _decode_kind(data: bytes) -> str:
@@ -212,7 +212,7 @@ def test_unknown_schema_keys_are_ignored_by_the_header_but_rejected_by_the_typed
 # --------------------------------------------------------------------------- step 4/5: typed parse and round trip
 
 
-STRUCT_NAMES = ("plan_fixture_0", "sequential_scratch", "graph_alias", "same_schema_weights")
+STRUCT_NAMES = ("plan_fixture_0", "sequential_scratch", "graph_alias", "derived_components_weights")
 _MAPS = ("attributes", "component_sources")
 
 

@@ -53,7 +53,8 @@ TABLE_SCENARIOS = (
     "graph_alias",
     "graph_state_chain",
     "retained_output",
-    "same_schema_weights",
+    "padded_dense_weights",
+    "mixed_gptq_container",
 )
 #: Plain payload fields no nested validator reads: a change can only be caught by the rebuild.
 REBUILD_ONLY = (

@@ -12,7 +12,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from reference.canonical import canonical_bytes, sha256_hex
-from reference.errors import PlanHashMismatch, UnsupportedPlanSchema
+from reference.errors import PlanHashMismatch, UnsupportedPlanSchema, VNextError
 from reference.plan.build import build_execution_plan
 from reference.plan.decode import decode_untrusted
 from reference.plan.revalidate import from_json_validated, revalidate, validate_against
@@ -20,13 +20,20 @@ from reference.scenario.plan import build_scenario_plan, revalidate_scenario_wir
 from reference.versions import PlanSchemaVersion
 from seeds.catalogs import catalog_with_secondary_provider
 from seeds.policies import policy, policy_with
-from seeds.scenarios import graph_scenario, plan_fixture_scenario, sequential_scratch_scenario
+from seeds.scenarios import (
+    graph_scenario,
+    plan_fixture_scenario,
+    retention_scenario,
+    sequential_scratch_scenario,
+    weights_plan_scenario,
+)
 
 from .helpers import (
     SCENARIO_BUILDERS,
     built,
     encode,
     fresh_scenario,
+    materializer_scenario,
     non_identity_weights_scenario,
     raises_kind,
     rehash_plan_json,
@@ -262,6 +269,70 @@ def test_a_non_identity_weight_plan_revalidates_only_with_the_same_trusted_selec
     raises_kind(
         EP, lambda: revalidate_scenario_wire(non_identity_weights_scenario(), built("plan_fixture_0").to_json())
     )
+
+
+@pytest.mark.parametrize("materializer", ["padded_dense", "derived_components"])
+def test_non_identity_plans_revalidate_only_with_their_witness(materializer: str) -> None:
+    """Seed 002's schema-changing materializers (decision D-04R-14): the same selection restores the plan;
+    any drift of the selection, the catalog descriptor or the resolutions is refused."""
+    name = f"{materializer}_weights"
+    wire = built(name).to_json()
+    payload = json.loads(wire)["payload"]
+    assert (
+        payload["execution_weights"]["schema"]
+        != json.loads(built("plan_fixture_0").to_json())["payload"]["execution_weights"]["schema"]
+    )
+    assert revalidate_scenario_wire(weights_plan_scenario(materializer), wire).to_json() == wire
+    drifted = {
+        "identity weights, execution-schema bindings": {**weights_plan_scenario(materializer), "weights": None},
+        "identity weights, family-schema bindings": {
+            **weights_plan_scenario(materializer, bindings="family"),
+            "weights": None,
+        },
+        "family-schema bindings": weights_plan_scenario(materializer, bindings="family"),
+        "other implementation fingerprint": materializer_scenario(materializer, implementation_fingerprint="6" * 64),
+        "no required capabilities": materializer_scenario(materializer, required_capabilities=[]),
+        "approximate fidelity": materializer_scenario(materializer, fidelity="approximate"),
+        "descriptor not in the catalog": {
+            **weights_plan_scenario(materializer),
+            "weights": {**weights_plan_scenario(materializer)["weights"], "augment_catalog": False},
+        },
+    }
+    for label, other in drifted.items():
+        with pytest.raises(VNextError) as info:
+            revalidate_scenario_wire(other, wire)
+        assert info.value.kind == EP, label
+
+
+@pytest.mark.parametrize("materializer", ["padded_dense", "derived_components"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        ("materializer_id",),
+        ("materializer_implementation_fingerprint",),
+        ("schema", "layout_id"),
+        ("schema", "format_id"),
+    ],
+)
+def test_forged_execution_weights_are_refused(materializer: str, path: tuple[str, ...]) -> None:
+    name = f"{materializer}_weights"
+    value = wire_value(name)
+    target = value["payload"]["execution_weights"]
+    for key in path[:-1]:
+        target = target[key]
+    if path[-1] not in target:
+        pytest.fail(f"execution weights wire has no {path}")
+    target[path[-1]] = target[path[-1]] + ".forged" if "id" in path[-1] else "0" * 64
+    rehash_plan_json(value)
+    with pytest.raises(VNextError) as info:
+        revalidate_scenario_wire(scenario(name), encode(value))
+    assert info.value.kind in (EP, "serialization")
+
+
+def test_a_retained_intermediate_revalidates_only_with_its_retention() -> None:
+    wire = built("retained_intermediate").to_json()
+    assert revalidate_scenario_wire(retention_scenario("intermediate"), wire).to_json() == wire
+    raises_kind(EP, lambda: revalidate_scenario_wire(sequential_scratch_scenario(), wire))
 
 
 def test_a_forged_weight_plan_cannot_grant_authority() -> None:

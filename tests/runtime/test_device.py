@@ -21,7 +21,10 @@ from reference.runtime.types import CopyRegion, DeviceCommandPhase, DeviceTiming
 from .conftest import built_plan_fixture
 
 INIT = DeviceCommandPhase.INITIALIZATION
-SCRATCH = ResourceId("resource/scratch/sha256/77d51a640824e03d5a6a498acdc1c25c83fc43c5e285a4fd3db08da3a90e8089")
+#: The plan fixture's derived workspace ids (they hash the node's estimate, so they are read from the plan).
+SCRATCH = built_plan_fixture().plan.nodes[0].scratch_resource
+PERSISTENT = built_plan_fixture().plan.nodes[0].persistent_resource
+assert SCRATCH is not None and PERSISTENT is not None
 
 
 def _runtime() -> tuple[ReferenceDeviceRuntime, PlanAllocationAuthority]:
@@ -67,11 +70,7 @@ def test_an_accelerator_or_invalid_descriptor_is_refused() -> None:
 def test_commands_in_one_batch_run_in_order_with_one_fence() -> None:
     runtime, authority = _runtime()
     src = _buffer(runtime, authority, SCRATCH.value)
-    dst = _buffer(
-        runtime,
-        authority,
-        "resource/persistent/sha256/1ef2112b748f8c0c474af44ebc29678dcf06dd5b41b01424d601f6b182ab6250",
-    )
+    dst = _buffer(runtime, authority, PERSISTENT.value)
     stream = runtime.create_stream()
     assert runtime.stream_state(stream) is StreamState.READY
     batch = DeviceCommandBatch.of(

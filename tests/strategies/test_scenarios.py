@@ -20,9 +20,11 @@ from seeds.scenarios import plan_fixture_scenario
 from strategies.respellings import RESPELLINGS, respelled, reverse_shuffler
 from strategies.scenarios import (
     ACCEPTED_BEHAVIORS,
+    WEIGHT_PLANS,
     PlanFixtureParams,
     ScenarioCase,
     chain_cases,
+    container_format_cases,
     graph_cases,
     plan_fixture_case,
     plan_fixture_cases,
@@ -30,6 +32,8 @@ from strategies.scenarios import (
     rich_fixture_case,
     scenario_cases,
     sequential_scratch_cases,
+    weights_case,
+    weights_cases,
 )
 from strategies.semantic_changes import SEMANTIC_CHANGES, semantically_changed
 
@@ -38,6 +42,7 @@ SHAPES = {
     "chain": chain_cases(max_nodes=5),
     "graph": graph_cases(),
     "sequential_scratch": sequential_scratch_cases(),
+    "weights": weights_cases(),
 }
 
 
@@ -82,7 +87,7 @@ def test_every_applicable_semantic_change_builds_and_moves_the_hash(case: Scenar
     change = semantically_changed(case.scenario, operator)
     assert case.scenario == before, "a semantic change mutated its input"
     if change is None:
-        assert operator == "policy_profile_order"
+        assert operator == "policy_profile_order" or (operator == "weights" and case.scenario["weights"] is None)
         return
     assert _hash(change.scenario) != _hash(case.scenario), (operator, change.input)
 
@@ -94,7 +99,31 @@ def test_the_rich_base_admits_every_operator_and_changes_input_bytes() -> None:
         if operator not in ("resolution_order", "completion_retention_order"):
             assert direct_bytes(rewritten) != direct_bytes(base), operator
     for operator in SEMANTIC_CHANGES:
-        assert semantically_changed(base, operator) is not None, operator
+        if operator != "weights":  # the rich base selects no materializer (its golden vector predates them)
+            assert semantically_changed(base, operator) is not None, operator
+
+
+@pytest.mark.parametrize("kind", WEIGHT_PLANS)
+def test_weight_plans_build_with_their_weights(kind: str) -> None:
+    case = weights_case(kind)
+    payload = json.loads(api.build_plan(case.scenario))["payload"]
+    materializer = payload["execution_weights"]["materializer_id"]
+    if kind == "mixed_gptq_dense":
+        assert materializer == "weight-materializer.identity"
+        assert payload["weight_format"] == "weight-format.safetensors.mixed-gptq"
+        assert semantically_changed(case.scenario, "weights") is None
+    else:
+        assert materializer != "weight-materializer.identity"
+        change = semantically_changed(case.scenario, "weights")
+        assert change is not None and _hash(change.scenario) != _hash(case.scenario)
+
+
+@given(case=container_format_cases(quantized=True))
+def test_quantized_container_bindings_are_refused_by_the_dense_only_provider(case: ScenarioCase) -> None:
+    with pytest.raises(VNextError) as info:
+        api.build_plan(case.scenario)
+    assert info.value.kind == "unsupported_operation"
+    assert case.params["quantized"] is True
 
 
 def test_default_params_are_the_seed_plan_fixture() -> None:
