@@ -117,8 +117,8 @@ def test_max_fail_stops_after_the_first_failures(tmp_path: Path) -> None:
 def test_progress_lines_in_a_log(tmp_path: Path) -> None:
     proc = run_cli("run", "--only", "describe,corpus", "--progress-heartbeat", "0.5", cwd=tmp_path)
     assert proc.returncode == 0
-    assert re.search(r"^describe: 17 cases, 0 failed, 0 n/a in", proc.stderr, re.MULTILINE), proc.stderr
-    assert re.search(r"^corpus: 36 cases, 0 failed, 0 n/a in", proc.stderr, re.MULTILINE), proc.stderr
+    assert re.search(r"^describe: \d+ cases, 0 failed, 0 n/a in", proc.stderr, re.MULTILINE), proc.stderr
+    assert re.search(r"^corpus: \d+ cases, 0 failed, 0 n/a in", proc.stderr, re.MULTILINE), proc.stderr
     # heartbeats every 0.5 s: the run's start-up and collection alone last longer than that
     assert re.search(r"^\[\d\d:\d\d\] (collecting the cases|\d+/53 cases)", proc.stderr, re.MULTILINE)
 
