@@ -55,7 +55,8 @@ class Option:
         return out
 
 
-_EXEC: Final = frozenset({"run", "replay", "describe"})
+_EXEC: Final = frozenset({"run", "fuzz", "replay", "describe"})
+_RUNS: Final = frozenset({"run", "fuzz"})
 
 
 def _positive_float(text: str) -> float:
@@ -86,7 +87,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "backend under test: reference | python:MODULE:FACTORY | exec:COMMAND ...",
         default="reference",
         metavar="SPEC",
-        commands=frozenset({"run", "replay", "describe", "serve"}),
+        commands=frozenset({"run", "fuzz", "replay", "describe", "serve"}),
     ),
     Option(
         "--only",
@@ -95,7 +96,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
         [],
         action="append",
         metavar="SUITE",
-        commands=frozenset({"run", "list"}),
+        commands=frozenset({"run", "fuzz", "list"}),
     ),
     Option(
         "--skip",
@@ -104,7 +105,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
         [],
         action="append",
         metavar="SUITE",
-        commands=frozenset({"run", "list"}),
+        commands=frozenset({"run", "fuzz", "list"}),
     ),
     Option(
         "--case",
@@ -113,14 +114,62 @@ OPTIONS: Final[tuple[Option, ...]] = (
         [],
         action="append",
         metavar="ID",
-        commands=frozenset({"run", "list"}),
+        commands=frozenset({"run", "fuzz", "list"}),
     ),
-    Option("--expectations", "vnext_expectations", "expectation manifest of known failures (JSON)", metavar="FILE"),
-    Option("--expectations-today", "vnext_today", "date used for expectation expiry (YYYY-MM-DD)", hidden=True),
-    Option("--report-json", "vnext_report_json", "write the JSON-lines report here", metavar="PATH"),
-    Option("--report-md", "vnext_report_md", "write a Markdown summary here", metavar="PATH"),
-    Option("--report-html", "vnext_report_html", "write a self-contained HTML report here", metavar="PATH"),
-    Option("--badge", "vnext_badge", "write a shields.io endpoint badge (JSON) here", metavar="PATH"),
+    Option(
+        "--expectations",
+        "vnext_expectations",
+        "expectation manifest of known failures (JSON)",
+        metavar="FILE",
+        commands=_RUNS,
+    ),
+    Option(
+        "--expectations-today",
+        "vnext_today",
+        "date used for expectation expiry (YYYY-MM-DD)",
+        hidden=True,
+        commands=_RUNS,
+    ),
+    Option("--report-json", "vnext_report_json", "write the JSON-lines report here", metavar="PATH", commands=_RUNS),
+    Option("--report-md", "vnext_report_md", "write a Markdown summary here", metavar="PATH", commands=_RUNS),
+    Option(
+        "--report-html", "vnext_report_html", "write a self-contained HTML report here", metavar="PATH", commands=_RUNS
+    ),
+    Option("--badge", "vnext_badge", "write a shields.io endpoint badge (JSON) here", metavar="PATH", commands=_RUNS),
+    Option(
+        "--certificate",
+        "vnext_certificate",
+        "write the conformance certificate here (default: next to the JSON-lines report, "
+        "<report>.certificate.json)",
+        metavar="PATH",
+        commands=_RUNS,
+    ),
+    Option(
+        "--seed",
+        "vnext_seed",
+        "Hypothesis seed of every generated case (dev and fuzz draw one when absent; ci is derandomized)",
+        type=_count,
+        metavar="N",
+        commands=_RUNS,
+    ),
+    Option(
+        "--database",
+        "vnext_database",
+        "an example database shared with other runs and machines: a directory or redis://HOST:PORT/DB "
+        "(repeatable; used with the run's own one under CACHE_DIR)",
+        [],
+        action="append",
+        metavar="URL",
+        commands=_RUNS,
+    ),
+    Option(
+        "--database-read-only",
+        "vnext_database_read_only",
+        "read the --database databases, never write them (CI replaying what fuzzing found)",
+        default=False,
+        action="store_true",
+        commands=_RUNS,
+    ),
     Option(
         "--require",
         "vnext_require",
@@ -129,7 +178,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "check the handshake and self-description)",
         default="planning",
         metavar="LEVEL",
-        commands=frozenset({"run", "list"}),
+        commands=frozenset({"run", "fuzz", "list"}),
     ),
     Option(
         "--progress-heartbeat",
@@ -138,6 +187,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
         default=30.0,
         type=_positive_float,
         metavar="SECONDS",
+        commands=_RUNS,
     ),
     Option(
         "--max-fail",
@@ -145,6 +195,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "stop starting new cases after this many failed cases",
         type=_count,
         metavar="N",
+        commands=_RUNS,
     ),
     Option(
         "--max-examples",
@@ -166,13 +217,14 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "where the run keeps everything it writes besides the reports (example database, counterexamples)",
         default=".vnext-conformance",
         metavar="DIR",
-        commands=frozenset({"run", "list"}),
+        commands=frozenset({"run", "fuzz", "list"}),
     ),
     Option(
         "--counterexample-dir",
         "vnext_counterexample_dir",
         "where failing generated cases are written as scenario bundles (default: CACHE_DIR/counterexamples)",
         metavar="DIR",
+        commands=_RUNS,
     ),
     Option(
         "--corpus",
@@ -188,7 +240,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "check every request and reply against its JSON Schema (schemas/protocol/)",
         default=False,
         action="store_true",
-        commands=frozenset({"run", "replay", "describe", "serve"}),
+        commands=frozenset({"run", "fuzz", "replay", "describe", "serve"}),
     ),
     Option(
         "--call-timeout",
@@ -233,7 +285,25 @@ OPTIONS: Final[tuple[Option, ...]] = (
         _DEFAULTS.max_request_bytes,
         _byte_cap,
         metavar="BYTES",
-        commands=frozenset({"run", "replay", "describe", "serve"}),
+        commands=frozenset({"run", "fuzz", "replay", "describe", "serve"}),
+    ),
+    Option(
+        "--fuzz-time",
+        "vnext_fuzz_time",
+        "fuzz: run only the generated cases, each in rounds for its share of this many seconds",
+        type=_positive_float,
+        metavar="SECONDS",
+        commands=frozenset(),
+        hidden=True,
+    ),
+    Option(
+        "--hypofuzz-worker",
+        "vnext_hypofuzz",
+        "the process is a HypoFuzz worker: no reports, no signal handlers, no live display",
+        default=False,
+        action="store_true",
+        commands=frozenset(),
+        hidden=True,
     ),
 )
 

@@ -3,11 +3,13 @@
 * ``ci``: derandomized, bounded example counts, no deadline, no database;
   the same examples on every run so CI is reproducible.
 * ``dev``: the default locally; randomized, modest counts.
-* ``fuzz``: long runs with the example database on, for hunting.
+* ``fuzz``: long runs with the example database on, for hunting; ``vnext-conformance fuzz`` runs
+  each generated case in rounds of at most ``max_examples`` examples (``harness.fuzz.rounds``).
 
 No profile prints Hypothesis's ``@reproduce_failure`` blob: a failing conformance case prints
 the ``vnext-conformance replay``/``run --case`` line that reproduces it. A conformance run
-keeps its example database under its cache directory (``--cache-dir``).
+keeps its example database under its cache directory (``--cache-dir``), with the ``--database``
+ones; ``dev`` and ``fuzz`` use Hypothesis's default database elsewhere.
 
 Select with ``pytest --hypothesis-profile=NAME`` or ``VNEXT_HYPOTHESIS_PROFILE``.
 """
@@ -17,7 +19,6 @@ from __future__ import annotations
 import os
 
 from hypothesis import HealthCheck, Phase, settings
-from hypothesis.database import DirectoryBasedExampleDatabase
 
 __all__ = ["PROFILES", "register_profiles"]
 
@@ -44,9 +45,10 @@ def register_profiles() -> None:
             "fuzz",
             max_examples=5_000,
             deadline=None,
-            database=DirectoryBasedExampleDatabase(".vnext-conformance/hypothesis"),
             phases=list(Phase),
             print_blob=False,
+            # A slow backend (exec, a large scenario) is what a long search is for.
+            suppress_health_check=[HealthCheck.too_slow],
         )
         _registered = True
     default = "ci" if os.environ.get("CI") else "dev"

@@ -1,11 +1,14 @@
-"""Conformance suites: Hypothesis profiles from one place, and the rule catalogue for the plugin.
+"""Conformance suites: Hypothesis profiles from one place; the rule catalogue and the corpus for the plugin.
 
 The ``backend``, ``oracle`` and ``counterexamples`` fixtures, the ``requires`` and ``rules``
 markers and the reports come from the ``vnext_conformance`` pytest plugin (``harness.plugin``).
 """
 
+from pathlib import Path
+
 import pytest
 
+from conformance.corpus import corpus_paths, user_corpus_paths
 from conformance.rules import catalogue
 from harness.rules import RuleCatalogue
 from strategies.profiles import register_profiles
@@ -15,3 +18,7 @@ register_profiles()
 
 def pytest_vnext_rule_catalogue(config: pytest.Config) -> RuleCatalogue:
     return catalogue()
+
+
+def pytest_vnext_corpus_paths(config: pytest.Config) -> list[Path]:
+    return corpus_paths() + user_corpus_paths(config)

@@ -12,8 +12,10 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
+from harness.cli.certificate import add_certificate_arguments
 from harness.cli.describe import describe
 from harness.cli.exits import Exit
+from harness.cli.fuzz import add_fuzz_arguments, fuzz
 from harness.cli.plans import build, hash_wire, revalidate, wire_hash_report
 from harness.cli.replay import replay
 from harness.cli.report import add_report_arguments, render_reports
@@ -29,6 +31,8 @@ Conformance suites and harness for the ferrum vnext planning contract.
 
 Commands:
   run         run the conformance suites against a backend (pytest underneath)
+  fuzz        fuzz a backend with the generated cases for a time budget, over N processes
+  certificate compare conformance certificates: certificate diff OLD NEW (exit 1 on a regression)
   list        print the case ids a run would run (with the same --only/--skip/--case)
   serve       serve a backend (the reference by default) over the JSON-lines protocol
   replay      replay scenario bundles (counterexamples, corpus files) against a backend
@@ -68,6 +72,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {suite_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
     add_run_arguments(_command(sub, "run", "run the conformance suites against a backend", run))
+    add_fuzz_arguments(
+        _command(sub, "fuzz", "fuzz a backend with the generated cases for a time budget, over N processes", fuzz)
+    )
+    certificate = sub.add_parser(
+        "certificate",
+        help="compare conformance certificates",
+        description="compare conformance certificates (written at the end of every run and fuzz)",
+    )
+    add_certificate_arguments(certificate, _Parser)
     _command(sub, "list", "print the case ids a run with the same --only/--skip/--case would run", list_cases)
     _command(sub, "serve", "serve a backend over the JSON-lines protocol on stdin/stdout", serve)
     _command(sub, "replay", "replay scenario bundles against a backend", replay).add_argument(

@@ -19,7 +19,17 @@ from harness.identity import RUN_PLUGIN_NAME
 from harness.options import pytest_argv
 from harness.reports.exits import run_exit
 
-__all__ = ["add_run_arguments", "collect_case_ids", "list_cases", "pytest_args", "run", "selection_problem"]
+__all__ = [
+    "Observer",
+    "add_run_arguments",
+    "collect_case_ids",
+    "isolate",
+    "isolated_pytest_args",
+    "list_cases",
+    "pytest_args",
+    "run",
+    "selection_problem",
+]
 
 _PLUGIN = "harness.plugin"
 
@@ -53,7 +63,6 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("-n", dest="workers", type=int, default=0, help="pytest-xdist workers (default: 0, in process)")
     parser.add_argument("--junit-xml", default=None, help="write a JUnit XML report here")
-    parser.add_argument("--seed", type=int, default=None, help="Hypothesis seed (dev and fuzz draw one when absent)")
     parser.add_argument(
         "-x", "--exitfirst", action="store_true", help="stop after the first failed case (--max-fail 1)"
     )
@@ -77,11 +86,8 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
     out += ["-rN"] if not args.verbose else ["-v", "-rN"]
     if args.workers:
         out += ["-n", str(args.workers)]
-    seed = args.seed
-    if seed is None and args.profile != "ci":
-        seed = random.SystemRandom().randrange(2**32)
-    if seed is not None:
-        out.append(f"--hypothesis-seed={seed}")
+    if args.vnext_seed is None and args.profile != "ci":
+        args.vnext_seed = random.SystemRandom().randrange(2**32)
     if args.exitfirst and not args.vnext_max_fail:
         args.vnext_max_fail = 1
     if args.junit_xml:
@@ -103,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     dropped = isolate(os.environ)  # inherited by the xdist workers
     for name in dropped:
         print(f"vnext-conformance: ignoring {name} from the environment (the run is isolated)", file=sys.stderr)
-    observer = _Observer()
+    observer = Observer()
     status = int(pytest.main(pytest_args(args), plugins=[observer]))
     return observer.exit(status)
 
@@ -164,7 +170,7 @@ def list_cases(args: argparse.Namespace) -> int:
     return Exit.PASSED
 
 
-class _Observer:
+class Observer:
     """Reads the run's state at its end, to choose the exit status."""
 
     def __init__(self) -> None:
@@ -181,4 +187,4 @@ class _Observer:
         self.failed = bool(getattr(run, "failures", None))
 
     def exit(self, status: int) -> int:
-        return run_exit(status, unavailable=self.unavailable, stopped=self.stopped is not None, failed=self.failed)
+        return run_exit(status, unavailable=self.unavailable, stopped=self.stopped, failed=self.failed)

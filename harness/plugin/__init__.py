@@ -4,7 +4,8 @@ It adds the harness options (declared once in ``harness.options``) and registers
 ``ConformanceRun`` object per pytest process; that object holds the hooks and the ``backend``,
 ``oracle`` and ``counterexamples`` fixtures. Modules: ``settings`` (options parsed), ``session``
 (connections), ``selection`` (collection), ``records`` and ``outcomes`` (what reports carry),
-``counterexamples`` (bundles of failing generated cases), ``run`` (the hooks).
+``counterexamples`` (bundles of failing generated cases), ``run`` (the hooks), ``fuzzing`` and
+``fuzz_progress`` (a ``vnext-conformance fuzz`` session and its live view).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import pytest
 from harness.identity import RUN_PLUGIN_NAME
 from harness.options import add_to_pytest
 from harness.plugin.counterexamples import CounterexampleRecorder
+from harness.plugin.fuzzing import FuzzSession
 from harness.plugin.hooks import VnextHooks
 from harness.plugin.run import ConformanceRun
 from harness.plugin.settings import RunSettings
@@ -25,6 +27,7 @@ from harness.under_test import BackendUnderTest
 __all__ = ["PLUGIN_NAME", "backend", "case_property", "counterexamples", "oracle", "required_level"]
 
 PLUGIN_NAME = RUN_PLUGIN_NAME
+FUZZ_PLUGIN_NAME = "vnext-conformance-fuzz"
 
 
 def _run(config: pytest.Config) -> ConformanceRun:
@@ -47,7 +50,10 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "requires(*operations): the case needs these backend operations, else it is not applicable"
     )
     config.addinivalue_line("markers", "rules(*ids): the contract rules the case checks (ids or fnmatch patterns)")
-    config.pluginmanager.register(ConformanceRun(config, RunSettings.from_config(config)), PLUGIN_NAME)
+    run = ConformanceRun(config, RunSettings.from_config(config))
+    config.pluginmanager.register(run, PLUGIN_NAME)
+    if run.settings.fuzzing and run.explicit:
+        config.pluginmanager.register(FuzzSession(config, run), FUZZ_PLUGIN_NAME)
 
 
 @pytest.fixture(scope="session")

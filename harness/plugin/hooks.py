@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from harness.rules import RuleCatalogue
@@ -13,3 +15,7 @@ class VnextHooks:
     @pytest.hookspec(firstresult=True)
     def pytest_vnext_rule_catalogue(self, config: pytest.Config) -> RuleCatalogue | None:
         """The rule catalogue the collected cases declare their rules against."""
+
+    @pytest.hookspec(firstresult=True)
+    def pytest_vnext_corpus_paths(self, config: pytest.Config) -> list[Path] | None:
+        """The corpus bundle files the run replays (the certificate's corpus digest covers them)."""

@@ -15,12 +15,13 @@ from typing import Any, Final
 from harness.cases import NotApplicableReason
 from harness.connection.faults import Fault
 
-__all__ = ["CASE_ID", "NOT_APPLICABLE", "RULES", "SUITE", "CaseData", "case_data", "properties"]
+__all__ = ["CASE_ID", "EXAMPLES", "NOT_APPLICABLE", "RULES", "SUITE", "CaseData", "case_data", "properties"]
 
 CASE_ID: Final = "vnext_case_id"
 SUITE: Final = "vnext_suite"
 NOT_APPLICABLE: Final = "vnext_not_applicable"
 RULES: Final = "vnext_rules"
+EXAMPLES: Final = "vnext_examples"
 _FAULT: Final = "vnext_fault"
 _COUNTEREXAMPLE: Final = "vnext_counterexample"
 _STDERR: Final = "vnext_backend_stderr"
@@ -38,13 +39,21 @@ class CaseData:
     counterexamples: list[str] = field(default_factory=list)
     backend_stderr: str = ""
     rules: list[str] = field(default_factory=list)
+    examples: int | None = None
 
 
 def properties(
-    *, faults: Iterable[Fault], counterexamples: Iterable[str], stderr: str, rules: Iterable[str]
+    *,
+    faults: Iterable[Fault],
+    counterexamples: Iterable[str],
+    stderr: str,
+    rules: Iterable[str],
+    examples: int | None = None,
 ) -> list[tuple[str, Any]]:
-    """The user properties that carry a case's side data."""
+    """The user properties that carry a case's side data (``examples``: of a generated case)."""
     out: list[tuple[str, Any]] = [(_FAULT, fault.to_wire()) for fault in faults]
+    if examples is not None:
+        out.append((EXAMPLES, examples))
     checked = sorted(set(rules))
     if checked:
         out.append((RULES, checked))
@@ -72,4 +81,6 @@ def case_data(props: Iterable[tuple[str, Any]]) -> CaseData:
             data.backend_stderr = str(value)
         elif name == RULES and isinstance(value, list):
             data.rules.extend(str(rule) for rule in value)
+        elif name == EXAMPLES and isinstance(value, int):
+            data.examples = value
     return data

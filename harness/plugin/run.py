@@ -23,10 +23,13 @@ from typing import Any
 import pytest
 from hypothesis import settings as hypothesis_settings
 from hypothesis.configuration import set_hypothesis_home_dir
-from hypothesis.database import DirectoryBasedExampleDatabase
 
 from harness.cases import CURRENT_RULES, CheckedRules, NotApplicable
+from harness.certificate import RunFacts, certificate_path, run_certificate, write_certificate
 from harness.connection.faults import FaultKind
+from harness.fuzz.database import DatabaseUnavailable, example_database
+from harness.fuzz.examples import CURRENT_TALLY, ExampleTally, count_examples, is_generated
+from harness.fuzz.rounds import seed_test
 from harness.identity import CONTRACT_IDENTITY, SUITE_NAME, suite_version
 from harness.plugin.counterexamples import CounterexampleRecorder
 from harness.plugin.outcomes import combine, phase_outcome, report_message
@@ -45,11 +48,13 @@ from harness.reports.result import RunResult
 from harness.reports.summary import render_summary
 from harness.rules import RuleCatalogue, RuleTally, UnknownRule
 
-__all__ = ["ConformanceRun"]
+__all__ = ["FUZZ_FACTS", "ConformanceRun"]
 
 
 _UNSET = object()
 RULE_IDS = pytest.StashKey[tuple[str, ...]]()
+#: What a fuzzing session adds to the certificate (set by ``harness.plugin.fuzzing``).
+FUZZ_FACTS = pytest.StashKey[dict[str, Any]]()
 
 
 def _is_worker(config: pytest.Config) -> bool:
@@ -86,14 +91,23 @@ def _children() -> list[int]:
 
 
 def _configure_hypothesis(settings: RunSettings) -> None:
-    """Hypothesis's files under the cache directory; the current profile with ``--max-examples``."""
+    """Hypothesis's files under the cache directory; the current profile with the run's example
+    database (its own under the cache directory and the ``--database`` ones) and ``--max-examples``."""
     set_hypothesis_home_dir(str(settings.cache_dir / "hypothesis"))
     current = hypothesis_settings.default
     if current is None:
         return
     changes: dict[str, Any] = {}
-    if current.database is not None:
-        changes["database"] = DirectoryBasedExampleDatabase(str(settings.cache_dir / "hypothesis" / "examples"))
+    if current.database is not None or settings.databases:
+        try:
+            changes["database"] = example_database(
+                settings.cache_dir / "hypothesis" / "examples",
+                settings.databases,
+                read_only=settings.database_read_only,
+                check=True,
+            )
+        except DatabaseUnavailable as exc:
+            raise pytest.UsageError(f"--database {exc}") from None
     if settings.max_examples is not None:
         changes["max_examples"] = min(current.max_examples, settings.max_examples)
     if changes:
@@ -129,7 +143,8 @@ class ConformanceRun:
             or any("conformance" in str(arg) for arg in config.args)
         )
         if self.explicit:
-            _end_on_sigterm()
+            if not settings.hypofuzz:  # HypoFuzz ends its workers itself
+                _end_on_sigterm()
             _configure_hypothesis(settings)
         self.seen_cases = False
         self.interrupted = False
@@ -137,6 +152,9 @@ class ConformanceRun:
         self.tally = RuleTally(RuleCatalogue(()))
         self._checked: CheckedRules | None = None
         self._checked_token: contextvars.Token[CheckedRules | None] | None = None
+        #: The examples of the generated case running now.
+        self.examples: ExampleTally | None = None
+        self._examples_token: contextvars.Token[ExampleTally | None] | None = None
         #: The first fault after which the backend could serve nothing more, if one happened.
         self.unavailable: dict[str, Any] | None = None
         self.unavailable_stderr = ""
@@ -150,19 +168,24 @@ class ConformanceRun:
         self.failures: list[CaseRecord] = []
         self.fault_counts: Counter[str] = Counter()
         self.not_applicable: Counter[str] = Counter()
+        #: Examples of the finished generated cases, per suite.
+        self.examples_by_suite: Counter[str] = Counter()
         self._header: dict[str, Any] | None = None
         self.progress: RunProgress | None = None
         #: Why the run stopped before its end, when it did: (``unavailable`` | ``budget`` | ``failures``, text).
         self.stopped: tuple[str, str] | None = None
         self._session: pytest.Session | None = None
+        #: Where the conformance certificate was written, once it was.
+        self.certificate: Path | None = None
 
     def _report_path(self) -> Path | None:
         """Where the JSON-lines report goes: ``--report-json``, else the cache directory for a conformance run."""
-        if _is_worker(self.config):
+        if _is_worker(self.config) or self.settings.hypofuzz:
             return None
         if self.settings.report_json:
             return Path(self.settings.report_json)
-        return self.settings.cache_dir / "last-run.jsonl" if self.explicit else None
+        name = "last-fuzz.jsonl" if self.settings.fuzz_time is not None else "last-run.jsonl"
+        return self.settings.cache_dir / name if self.explicit else None
 
     def _derived_reports(self) -> None:
         """The Markdown, HTML and badge reports, rendered from the published JSON-lines report."""
@@ -190,6 +213,8 @@ class ConformanceRun:
         return str(getattr(hypothesis_settings, "_current_profile", None) or "default")
 
     def seed(self) -> int | None:
+        if self.settings.seed is not None:
+            return self.settings.seed
         value = self.config.getoption("hypothesis_seed", None)
         try:
             return int(value) if value is not None else None
@@ -234,7 +259,7 @@ class ConformanceRun:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         self._session = session
-        if _is_worker(self.config) or not self.explicit:
+        if _is_worker(self.config) or not self.explicit or self.settings.hypofuzz:
             return
         self.header_backend()
         self.write_header()
@@ -310,6 +335,10 @@ class ConformanceRun:
             except UnknownRule as exc:
                 raise pytest.UsageError(f"{item.nodeid}: {exc}") from None
 
+    def checked_rules(self) -> tuple[str, ...]:
+        """The rules the running case has declared so far."""
+        return tuple(self._checked.ids) if self._checked is not None else ()
+
     def catalogue(self) -> RuleCatalogue | None:
         """The suites' rule catalogue (asked once, through ``pytest_vnext_rule_catalogue``)."""
         if self._catalogue is _UNSET:
@@ -334,6 +363,13 @@ class ConformanceRun:
             self._checked_token = CURRENT_RULES.set(self._checked)
         self._fault_mark = self.session.fault_mark()
         self._stderr_mark = self.session.stderr_mark()
+        test = getattr(item, "obj", None)
+        if is_generated(test):
+            count_examples(test)
+            if self.settings.seed is not None and not self.settings.fuzzing:
+                seed_test(test, self.settings.seed)
+            self.examples = ExampleTally()
+            self._examples_token = CURRENT_TALLY.set(self.examples)
         expired = item.stash.get(EXPIRED, None)
         if expired is not None:
             pytest.fail(
@@ -359,11 +395,15 @@ class ConformanceRun:
                     counterexamples=self.counterexamples.written,
                     stderr=self.session.stderr_since(self._stderr_mark),
                     rules=self._checked.ids if self._checked is not None else (),
+                    examples=self.examples.examples if self.examples is not None else None,
                 )
             )
             if self._checked_token is not None:
                 CURRENT_RULES.reset(self._checked_token)
             self._checked, self._checked_token = None, None
+            if self._examples_token is not None:
+                CURRENT_TALLY.reset(self._examples_token)
+            self.examples, self._examples_token = None, None
         return report
 
     @pytest.hookimpl(wrapper=True)
@@ -379,12 +419,9 @@ class ConformanceRun:
     # ------------------------------------------------------------ progress
 
     def _start_progress(self) -> None:
-        if _is_worker(self.config) or not self.explicit or self.progress is not None:
+        if _is_worker(self.config) or not self.explicit or self.progress is not None or self.settings.hypofuzz:
             return
-        workers = getattr(self.config.option, "numprocesses", None) or 1
-        self.progress = RunProgress(
-            workers=int(workers) if str(workers).isdigit() else 1, heartbeat=self.settings.heartbeat
-        )
+        self.progress = RunProgress(workers=self.workers(), heartbeat=self.settings.heartbeat)
         self.progress.start()
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -449,6 +486,7 @@ class ConformanceRun:
         record.counterexamples.extend(data.counterexamples)
         record.backend_stderr = data.backend_stderr
         record.rules = sorted(set(data.rules))
+        record.examples = data.examples
         self._finish(record, merged or "passed")
 
     def _finish(self, record: CaseRecord, outcome: str) -> None:
@@ -472,6 +510,8 @@ class ConformanceRun:
             why = f"the backend lacks {', '.join(missing)}" if missing else str(record.not_applicable["reason"])
             self.not_applicable[why] += 1
         self.totals.add(record.suite, outcome)
+        if record.examples is not None:
+            self.examples_by_suite[record.suite] += record.examples
         if self.progress is not None:
             self.progress.case_finished(record.nodeid, record.suite, outcome, record.duration_s)
         if self.catalogue() is not None and record.rules:
@@ -514,7 +554,7 @@ class ConformanceRun:
                     run_exit(
                         int(exitstatus),
                         unavailable=self.unavailable is not None,
-                        stopped=self.stopped is not None,
+                        stopped=None if self.stopped is None else self.stopped[0],
                         failed=bool(self.failures),
                     )
                 ),
@@ -523,6 +563,7 @@ class ConformanceRun:
                 faults=self.fault_counts,
                 rules=self.tally if self.catalogue() is not None and self.seen_cases else None,
             )
+            self._certificate()
         self.session.close()
 
     @pytest.hookimpl(trylast=True)
@@ -534,6 +575,43 @@ class ConformanceRun:
             files.publish(self.junit_path)
         self._derived_reports()
         self.session.close()
+
+    def _certificate(self) -> None:
+        """The conformance certificate of the run, from its JSON-lines report (footer written)."""
+        if self.report_path is None or (not self.seen_cases and self.stopped is None):
+            return
+        partial = files.partial_path(self.report_path)
+        source = partial if partial.exists() else self.report_path
+        if not source.exists():
+            return
+        settings, profile = self.settings, hypothesis_settings.default
+        corpus: list[Path] = self.config.hook.pytest_vnext_corpus_paths(config=self.config) or []
+        facts = RunFacts(
+            spec=settings.spec,
+            workers=self.workers(),
+            corpus=corpus,
+            max_examples=None if profile is None else profile.max_examples,
+            max_time=settings.max_time,
+            run_max_examples=settings.max_examples,
+            max_fail=settings.max_fail,
+            fuzz_time=settings.fuzz_time,
+            only=settings.only,
+            skip=settings.skip,
+            cases=settings.cases,
+            require=settings.require.label,
+            expectations=settings.manifest_path is not None,
+            databases=[url.kind.value for url in settings.databases],
+            database_read_only=settings.database_read_only,
+            fuzz=self.config.stash.get(FUZZ_FACTS, None),
+        )
+        document = run_certificate(RunResult.read(source), facts)
+        with contextlib.suppress(OSError):
+            self.certificate = write_certificate(certificate_path(settings.certificate, self.report_path), document)
+
+    def workers(self) -> int:
+        """Processes that ran cases: the xdist workers, or 1."""
+        value = getattr(self.config.option, "numprocesses", None) or 1
+        return int(value) if str(value).isdigit() else 1
 
     def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
         if not self.seen_cases and self.stopped is None:
@@ -556,3 +634,5 @@ class ConformanceRun:
         terminalreporter.section(f"{SUITE_NAME} summary", sep="=", bold=True)
         for line in lines:
             terminalreporter.write_line(line)
+        if self.certificate is not None:
+            terminalreporter.write_line(f"certificate: {self.certificate}")

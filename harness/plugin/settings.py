@@ -12,6 +12,7 @@ from harness.backends import BackendSpec, parse_spec
 from harness.cases import known_suites
 from harness.connection.exec import ExecOptions
 from harness.expectations import Manifest, ManifestError, load_manifest
+from harness.fuzz.database import DatabaseUrl, parse_database_url
 from harness.options import exec_options
 from harness.protocol.operations import Level
 from harness.protocol.validation import SchemaCheck
@@ -48,6 +49,17 @@ class RunSettings:
     heartbeat: float = 30.0
     max_fail: int | None = None
     max_time: float | None = None
+    seed: int | None = None
+    databases: tuple[DatabaseUrl, ...] = ()
+    database_read_only: bool = False
+    certificate: str | None = None
+    fuzz_time: float | None = None
+    hypofuzz: bool = False
+
+    @property
+    def fuzzing(self) -> bool:
+        """A ``vnext-conformance fuzz`` session run by this harness (not by HypoFuzz)."""
+        return self.fuzz_time is not None and not self.hypofuzz
 
     @property
     def selects(self) -> bool:
@@ -84,6 +96,10 @@ class RunSettings:
                 raise pytest.UsageError(
                     f"--expectations-today must be YYYY-MM-DD, got {option('vnext_today')!r}"
                 ) from None
+        try:
+            databases = tuple(parse_database_url(value) for value in option("vnext_database"))
+        except ValueError as exc:
+            raise pytest.UsageError(f"--database: {exc}") from None
         return cls(
             spec=spec,
             exec_options=options,
@@ -108,4 +124,10 @@ class RunSettings:
             heartbeat=option("vnext_progress_heartbeat"),
             max_fail=option("vnext_max_fail"),
             max_time=option("vnext_max_time"),
+            seed=option("vnext_seed"),
+            databases=databases,
+            database_read_only=bool(option("vnext_database_read_only")),
+            certificate=option("vnext_certificate"),
+            fuzz_time=option("vnext_fuzz_time"),
+            hypofuzz=bool(option("vnext_hypofuzz")),
         )

@@ -24,11 +24,14 @@ class Exit(enum.IntEnum):
     """the run was interrupted (SIGINT, SIGTERM); the reports say ``complete: false``."""
 
 
-def run_exit(pytest_status: int, *, unavailable: bool, stopped: bool, failed: bool) -> Exit:
-    """The status a ``run`` ends with, from pytest's and the run's state (recorded in the report footer too)."""
+def run_exit(pytest_status: int, *, unavailable: bool, stopped: str | None, failed: bool) -> Exit:
+    """The status a ``run`` or ``fuzz`` ends with, from pytest's and the run's state (``stopped``: the kind of
+    a stop the run made itself; recorded in the report footer too)."""
     if unavailable:
         return Exit.UNAVAILABLE
-    if stopped:  # a deliberate stop: max-fail, time budget
+    if stopped == "interrupted":  # a signal asked a fuzzing session to stop
+        return Exit.FAILED if failed else Exit.INTERRUPTED
+    if stopped is not None:  # a deliberate stop: max-fail, time budget
         return Exit.FAILED if failed else Exit.PASSED
     if pytest_status == pytest.ExitCode.INTERRUPTED:
         return Exit.INTERRUPTED

@@ -44,6 +44,8 @@ class CaseRecord:
     not_applicable: dict[str, Any] | None = None
     rules: list[str] = field(default_factory=list)
     properties: dict[str, str] = field(default_factory=dict)
+    examples: int | None = None
+    """Examples a generated case executed (``None``: not a generated case)."""
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -61,6 +63,7 @@ class CaseRecord:
             "reproduce": self.reproduce,
             "not_applicable": self.not_applicable,
             "rules": self.rules,
+            "examples": self.examples,
             "properties": {name: self.properties[name][-_MAX_DETAILS:] for name in sorted(self.properties)},
         }
 

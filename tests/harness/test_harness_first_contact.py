@@ -33,12 +33,13 @@ def test_version_and_help_name_the_commands_defaults_and_exit_statuses() -> None
     proc = run_cli("--version", cwd=ROOT)
     assert proc.returncode == 0 and re.search(r"vnext-conformance \d+\.\d+", proc.stdout)
     top = run_cli("--help", cwd=ROOT).stdout
-    for command in ("run", "list", "serve", "replay", "describe", "report", "build", "revalidate", "hash"):
+    commands = ("run", "fuzz", "certificate", "list", "serve", "replay", "describe", "report", "build", "revalidate")
+    for command in (*commands, "hash"):
         assert re.search(rf"^\s+{command}\s", top, re.MULTILINE), command
     assert "3 backend unavailable" in top and ":ref:" not in top and "``" not in top
     run_help = run_cli("run", "--help", cwd=ROOT).stdout
     assert "(default: reference)" in run_help and "(default: 60.0)" in run_help
-    assert "suites: contract_vectors" in run_help and "exit status: 0 passed" in run_help
+    assert re.search(r"^suites: .*\bcontract_vectors\b", run_help, re.MULTILINE) and "exit status: 0 passed" in run_help
 
 
 @pytest.mark.parametrize(
@@ -116,8 +117,8 @@ def test_max_fail_stops_after_the_first_failures(tmp_path: Path) -> None:
 def test_progress_lines_in_a_log(tmp_path: Path) -> None:
     proc = run_cli("run", "--only", "describe,corpus", "--progress-heartbeat", "0.5", cwd=tmp_path)
     assert proc.returncode == 0
-    assert re.search(r"^describe: 17 cases, 0 failed, 0 n/a in", proc.stderr, re.MULTILINE), proc.stderr
-    assert re.search(r"^corpus: 36 cases, 0 failed, 0 n/a in", proc.stderr, re.MULTILINE), proc.stderr
+    assert re.search(r"^describe: \d+ cases, 0 failed, 0 n/a in", proc.stderr, re.MULTILINE), proc.stderr
+    assert re.search(r"^corpus: \d+ cases, 0 failed, 0 n/a in", proc.stderr, re.MULTILINE), proc.stderr
     # heartbeats every 0.5 s: the run's start-up and collection alone last longer than that
     assert re.search(r"^\[\d\d:\d\d\] (collecting the cases|\d+/53 cases)", proc.stderr, re.MULTILINE)
 
