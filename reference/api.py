@@ -13,9 +13,10 @@ Rules every implementation here must keep (they are the harness protocol's rules
 * a contract failure raises the contract's ``VNextError`` variant;
 * a malformed scenario document raises a ``VNextError`` too (normally
   ``Serialization("decode scenario", ...)``), never a bare Python exception;
-* ``revalidate`` decodes the wire first (``decode_untrusted``: size, header,
-  schema, typed parse) and only then builds the trusted dependencies from the
-  scenario, so decode-stage rejections do not depend on the scenario;
+* ``revalidate`` and ``revalidate_family`` decode the wire first
+  (``decode_untrusted``: size, parse, typed decode) and only then build the trusted
+  dependencies from the scenario, so decode-stage rejections do not depend on the
+  scenario; ``compile_plan`` likewise decodes its options before the scenario;
 * wire results are the exact bytes the contract's ``to_json`` writes.
 
 The suites read the reference through this module too: the contract's error catalogue, the
@@ -31,16 +32,20 @@ from typing import Any, Final, TypeVar
 
 from reference.canonical import canonical_bytes, direct_bytes, fingerprint, loads_strict, sha256_hex
 from reference.catalog.weight_materializer import MAX_WEIGHT_MATERIALIZERS
+from reference.documents.compile_options import COMPILE_OPTIONS_CONTEXT
 from reference.documents.policy import policy_from_document
 from reference.documents.registry import ESTIMATE_BEHAVIORS
 from reference.documents.weights import weight_plan_selection
 from reference.errors import (
     InvalidExecutionPlan,
+    InvalidIdentity,
     PlanHashMismatch,
     Serialization,
     UnsupportedPlanSchema,
     VNextError,
 )
+from reference.identity_check import IDENTITY_KINDS
+from reference.identity_check import check_identity as _check_identity
 from reference.ids import ProgramValueId
 from reference.model.prepared import MAX_PREPARED_MODEL_FAMILY_WIRE_BYTES
 from reference.plan.decode import UnvalidatedExecutionPlan, decode_untrusted
@@ -50,15 +55,19 @@ from reference.plan.payload import EXECUTION_PLAN_SCHEMA, MAX_EXECUTION_PLAN_WIR
 from reference.runtime.executor import OUT_OF_PLAN_PROBES
 from reference.runtime.executor import replay_digest as _replay_digest
 from reference.runtime.result import ExecuteResult
+from reference.scenario.compile import compile_scenario_plan
 from reference.scenario.document import MAX_SCENARIO_BYTES, SCENARIO_CONTEXT, ScenarioDocument
 from reference.scenario.execute import ScenarioPlan, default_inputs, execute_scenario, oracle_outputs, scenario_plan
+from reference.scenario.family import revalidate_scenario_family
 from reference.scenario.plan import build_scenario_plan, revalidate_scenario_wire
 from reference.scenario.sections import scenario_catalog, scenario_family, scenario_weights
 
 __all__ = [
     "ESTIMATE_BEHAVIORS",
+    "IDENTITY_KINDS",
     "MAX_EXECUTION_PLAN_WIRE_BYTES",
     "OUT_OF_PLAN_PROBES",
+    "COMPILE_OPTIONS_CONTEXT",
     "CONTRACT_CRATE",
     "CONTRACT_MODULE",
     "CONTRACT_VERSION",
@@ -71,6 +80,7 @@ __all__ = [
     "PLANNING_OPERATIONS",
     "ExecuteResult",
     "InvalidExecutionPlan",
+    "InvalidIdentity",
     "MemoryPlan",
     "OperationNotSupported",
     "PlanHashMismatch",
@@ -84,6 +94,8 @@ __all__ = [
     "WeightPlanSelection",
     "build_plan",
     "canonical_bytes",
+    "check_identity",
+    "compile_plan",
     "decode_untrusted",
     "default_inputs",
     "direct_bytes",
@@ -99,6 +111,7 @@ __all__ = [
     "prepare_family",
     "replay_digest",
     "revalidate",
+    "revalidate_family",
     "scenario_plan",
     "select_weight_plan",
     "sha256_hex",
@@ -130,6 +143,9 @@ PLANNING_OPERATIONS: Final = (
     "build_plan",
     "revalidate",
     "select_weight_plan",
+    "revalidate_family",
+    "compile_plan",
+    "check_identity",
     "execute",
 )
 
@@ -229,6 +245,30 @@ def select_weight_plan(scenario: Scenario) -> WeightPlanSelection:
     _, trusted = scenario_weights(doc, family, scenario_catalog(doc))
     wire, fingerprint = weight_plan_selection(trusted)
     return WeightPlanSelection(wire=wire, fingerprint=fingerprint)
+
+
+@implemented
+def revalidate_family(scenario: Scenario, wire: bytes) -> str:
+    """Decode ``wire`` as an untrusted PreparedModelFamily, then revalidate it against the scenario's
+    family registry (02 §7.4-§7.5); the rebuilt family's ``fingerprint()``."""
+
+    return revalidate_scenario_family(scenario, wire).fingerprint()
+
+
+@implemented
+def compile_plan(scenario: Scenario, options: Any) -> bytes:
+    """``ProgramPlanCompiler::compile`` of the scenario's program with the compile options (05 §7.13),
+    then ``to_json``: the exact plan wire bytes."""
+
+    return compile_scenario_plan(scenario, options).plan.to_json()
+
+
+@implemented
+def check_identity(identity_kind: str, value: str) -> None:
+    """Build the identity of ``identity_kind`` (an ``InvalidIdentity.kind`` of ``IDENTITY_KINDS``) from
+    ``value`` (01 §1.1-§1.3); its ``InvalidIdentity`` when ``value`` is not one."""
+
+    _check_identity(identity_kind, value)
 
 
 @implemented

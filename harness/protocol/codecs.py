@@ -12,7 +12,7 @@ Wire bytes travel as standard padded base64 (RFC 4648 §4), so any byte string c
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Generic, Protocol, TypeVar
 
@@ -26,7 +26,10 @@ from reference.wire import U32_MAX, read_base64
 
 __all__ = [
     "BytesMapParam",
+    "ChoiceParam",
     "DescriptionResult",
+    "DocumentParam",
+    "EmptyResult",
     "ExecuteResultCodec",
     "Param",
     "ProtocolError",
@@ -34,6 +37,7 @@ __all__ = [
     "ResultCodec",
     "ScenarioParam",
     "Sha256Result",
+    "StringParam",
     "U32Param",
     "WireAndFingerprintResult",
     "WireParam",
@@ -46,6 +50,8 @@ T_co = TypeVar("T_co", covariant=True)
 _PARAM_CONTEXT: Final = "decode protocol params"
 #: A base64 parameter carries at most a 64 MiB request line.
 _MAX_BASE64_BYTES: Final = 64 * 1024 * 1024
+#: A string parameter's JSON text is at most 64 KiB.
+_MAX_STRING_BYTES: Final = 64 * 1024
 
 
 class ProtocolError(ValueError):
@@ -111,6 +117,55 @@ class ScenarioParam:
 
     def decode(self, raw: bytes, depth: int | None = None) -> Any:
         return loads_strict(raw, context=SCENARIO_CONTEXT, max_bytes=MAX_SCENARIO_BYTES, depth=depth)
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentParam:
+    """A document of the planning layers beside the scenario: any JSON value, capped like a scenario and
+    strictly decoded with ``context``; like a scenario's, its decode errors are the contract's."""
+
+    name: str
+    context: str
+
+    def encode(self, value: Any) -> Any:
+        return value
+
+    def decode(self, raw: bytes, depth: int | None = None) -> Any:
+        return loads_strict(raw, context=self.context, max_bytes=MAX_SCENARIO_BYTES, depth=depth)
+
+
+@dataclass(frozen=True, slots=True)
+class StringParam:
+    """Any JSON string of at most ``max_bytes`` bytes of request text, passed on unchanged."""
+
+    name: str
+    max_bytes: int = _MAX_STRING_BYTES
+
+    def encode(self, value: str) -> Any:
+        return value
+
+    def decode(self, raw: bytes, depth: int | None = None) -> str:
+        value = _param_json(raw, self.name, self.max_bytes, depth)
+        if not isinstance(value, str):
+            raise ProtocolError(f"{self.name} must be a JSON string")
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class ChoiceParam:
+    """One of a fixed set of strings."""
+
+    name: str
+    choices: Collection[str]
+
+    def encode(self, value: str) -> Any:
+        return value
+
+    def decode(self, raw: bytes, depth: int | None = None) -> str:
+        value = _param_json(raw, self.name, 4096, depth)
+        if not isinstance(value, str) or value not in self.choices:
+            raise ProtocolError(f"{self.name} must be one of {sorted(self.choices)}, got {repr(value)[:80]}")
+        return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,6 +299,19 @@ class WireResult:
 
     def decode(self, raw: Any) -> bytes:
         return _b64decode(_exact_keys(raw, ("wire_base64",))["wire_base64"], "wire_base64")
+
+
+@dataclass(frozen=True, slots=True)
+class EmptyResult:
+    """``{}``: the operation succeeded and has nothing to return (``None``)."""
+
+    def encode(self, value: Any) -> dict[str, Any]:
+        if value is not None:
+            raise ProtocolError(f"the implementation returned {type(value).__name__}, not None")
+        return {}
+
+    def decode(self, raw: Any) -> None:
+        _exact_keys(raw, ())
 
 
 @dataclass(frozen=True, slots=True)

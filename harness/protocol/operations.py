@@ -28,7 +28,10 @@ import orjson
 
 from harness.protocol.codecs import (
     BytesMapParam,
+    ChoiceParam,
     DescriptionResult,
+    DocumentParam,
+    EmptyResult,
     ExecuteResultCodec,
     Param,
     ProtocolError,
@@ -36,6 +39,7 @@ from harness.protocol.codecs import (
     ResultCodec,
     ScenarioParam,
     Sha256Result,
+    StringParam,
     U32Param,
     WireAndFingerprintResult,
     WireParam,
@@ -43,7 +47,13 @@ from harness.protocol.codecs import (
 )
 from harness.protocol.description import BackendDescription
 from harness.protocol.envelope import Request
-from reference.api import ExecuteResult, PreparedFamily, WeightPlanSelection
+from reference.api import (
+    COMPILE_OPTIONS_CONTEXT,
+    IDENTITY_KINDS,
+    ExecuteResult,
+    PreparedFamily,
+    WeightPlanSelection,
+)
 from reference.errors import VNextError
 
 __all__ = ["OPERATIONS", "Level", "Operation", "Operations", "Scenario", "operation"]
@@ -230,6 +240,31 @@ class Operations:
     @operation(ScenarioParam(), result=WireAndFingerprintResult(WeightPlanSelection), level=Level.FULL)
     def select_weight_plan(self, scenario: Scenario) -> WeightPlanSelection:
         """``WeightMaterializerRegistry::select_exact`` (05 §10.4): the ExecutionWeightPlan wire and fingerprint."""
+        ...
+
+    @operation(ScenarioParam(), WireParam("wire_base64"), result=Sha256Result("fingerprint"), level=Level.FULL)
+    def revalidate_family(self, scenario: Scenario, wire_base64: bytes) -> str:
+        """Decode the wire as an untrusted PreparedModelFamily, then revalidate it against the scenario's
+        family registry (02 §7.4-§7.5): the rebuilt family's ``fingerprint()``."""
+        ...
+
+    @operation(
+        ScenarioParam(), DocumentParam("options", COMPILE_OPTIONS_CONTEXT), result=WireResult(), level=Level.FULL
+    )
+    def compile_plan(self, scenario: Scenario, options: Mapping[str, Any] | RawJson) -> bytes:
+        """``ProgramPlanCompiler::compile`` of the scenario's program with the options (05 §7.13), then
+        ``to_json``: the exact plan wire bytes."""
+        ...
+
+    @operation(
+        ChoiceParam("identity_kind", tuple(IDENTITY_KINDS)),
+        StringParam("value"),
+        result=EmptyResult(),
+        level=Level.FULL,
+    )
+    def check_identity(self, identity_kind: str, value: str) -> None:
+        """Build the identity of that ``InvalidIdentity.kind`` from the string (01 §1.1-§1.3): ``{}``, or
+        its InvalidIdentity."""
         ...
 
     @operation(

@@ -6,6 +6,8 @@ and ``SequentialScratchEstimator`` behaviours, vocabulary of registry documents.
 persistent ``fixed(persistent)`` plan/preserve, alignment 16 (64 for ``arena_alignment64``
 with weight-arena ids, 3 for ``invalid_alignment``), and the forged identity/input fields
 of the ``wrong_*`` behaviours. ``sequential_estimate`` is the per-node fixed scratch.
+``document_estimate`` answers with a declared estimate (``reference.documents.workspace_estimate``)
+and the identity of an identity-only behaviour.
 Registry documents declare estimators by these behaviours (``reference.documents.registry``).
 """
 
@@ -17,6 +19,7 @@ from typing import Final
 
 from reference.catalog.provider import OperationProviderDescriptor
 from reference.catalog.storage import DynamicStorageRequirement
+from reference.documents.workspace_estimate import EstimateDocument
 from reference.errors import InvalidExecutionPlan
 from reference.ids import NodeId
 from reference.resolution.estimate import OperationResourceEstimate, OperationResourceEstimateRequest
@@ -30,9 +33,11 @@ from reference.resolution.workspace import (
 from reference.versions import ContractVersion
 
 __all__ = [
+    "IDENTITY_BEHAVIORS",
     "WEIGHT_ARENA_PREFIX",
     "EstimateBehavior",
     "behavior_estimate",
+    "document_estimate",
     "sequential_estimate",
 ]
 
@@ -102,13 +107,47 @@ def behavior_estimate(
         alignment = 16
     scratch = None if behavior is b.MISSING_SCRATCH else _scratch(scratch_bytes, behavior is b.TOKEN_SCALED_SCRATCH)
     return OperationResourceEstimate(
+        *_identity(descriptor, request, behavior), alignment, scratch, _persistent(persistent_bytes)
+    )
+
+
+def _identity(
+    descriptor: OperationProviderDescriptor, request: OperationResourceEstimateRequest, behavior: EstimateBehavior
+) -> tuple[str, ContractVersion, str, str]:
+    """The estimator identity and claimed input of the answer: the descriptor's and the request's,
+    or the forged one of a ``wrong_*`` behaviour."""
+    b = EstimateBehavior
+    return (
         "resource-estimator.wrong" if behavior is b.WRONG_ESTIMATOR_ID else descriptor.resource_estimator_id,
         ContractVersion(2, 0) if behavior is b.WRONG_ESTIMATOR_VERSION else descriptor.resource_estimator_version,
         "0" * 64 if behavior is b.WRONG_IMPLEMENTATION else descriptor.resource_estimator_implementation_fingerprint,
         "1" * 64 if behavior is b.WRONG_INPUT else request.input_fingerprint,
-        alignment,
-        scratch,
-        _persistent(persistent_bytes),
+    )
+
+
+#: The behaviours that only forge the identity or claimed input, so they combine with a declared estimate.
+IDENTITY_BEHAVIORS: Final = frozenset(
+    {
+        EstimateBehavior.CORRECT,
+        EstimateBehavior.WRONG_ESTIMATOR_ID,
+        EstimateBehavior.WRONG_ESTIMATOR_VERSION,
+        EstimateBehavior.WRONG_IMPLEMENTATION,
+        EstimateBehavior.WRONG_INPUT,
+    }
+)
+
+
+def document_estimate(
+    descriptor: OperationProviderDescriptor,
+    request: OperationResourceEstimateRequest,
+    estimate: EstimateDocument,
+    behavior: EstimateBehavior,
+) -> OperationResourceEstimate:
+    """The answer of an estimator that declares its estimate: the behaviour's identity and claimed input,
+    the declared value alignment, and the declared workspaces built by their constructors (04 §7)."""
+    scratch, persistent, binding = estimate.workspaces()
+    return OperationResourceEstimate(
+        *_identity(descriptor, request, behavior), estimate.value_alignment_bytes, scratch, persistent, binding
     )
 
 

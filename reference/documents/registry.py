@@ -2,16 +2,21 @@
 out-of-process backends).
 
 ``{"contracts": [{"operation_id", "reject_signature"}], "estimators": [{"provider_id", "behavior",
-"scratch_bytes", "persistent_bytes", "scratch_bytes_by_node"?}]}``. A declared contract is the
-seed's ``TestOperationContract``; a declared estimator answers with the estimate of its behaviour
-(the seed's nine, ``reference.documents.estimators``), or per node when ``scratch_bytes_by_node``
-is given (``SequentialScratchEstimator``).
+"scratch_bytes", "persistent_bytes", "scratch_bytes_by_node"?, "estimate"?}]}``. A declared contract
+is the seed's ``TestOperationContract``; a declared estimator answers with the estimate of its
+behaviour (the seed's nine, ``reference.documents.estimators``), or per node when
+``scratch_bytes_by_node`` is given (``SequentialScratchEstimator``), or with its declared
+``estimate`` (``reference.documents.workspace_estimate``: any formula, scope, reuse policy,
+alignment and storage of each workspace) when that is given. An estimator with an ``estimate``
+declares an identity-only behaviour, zero ``scratch_bytes`` and ``persistent_bytes`` and no
+``scratch_bytes_by_node`` (decision H-21). The two optional members are omitted when absent.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Final
 
 from reference.catalog.catalog import CapabilityCatalog
@@ -19,11 +24,18 @@ from reference.catalog.operation import OperationDescriptor
 from reference.catalog.provider import OperationProviderDescriptor
 from reference.catalog.registry import OperationResourceEstimator, OperationRuntimeRegistry
 from reference.catalog.tensor_contract import TensorContract
-from reference.documents.estimators import EstimateBehavior, behavior_estimate, sequential_estimate
+from reference.documents.estimators import (
+    IDENTITY_BEHAVIORS,
+    EstimateBehavior,
+    behavior_estimate,
+    document_estimate,
+    sequential_estimate,
+)
+from reference.documents.workspace_estimate import EstimateDocument
 from reference.errors import Serialization, invalid_plan
 from reference.ids import NodeId, OperationId, ProviderId
 from reference.resolution.estimate import OperationResourceEstimate, OperationResourceEstimateRequest
-from reference.wire import WireObject, read_uint
+from reference.wire import WireObject, decode_with, read_uint
 
 __all__ = [
     "ESTIMATE_BEHAVIORS",
@@ -76,10 +88,16 @@ class EstimatorSpec:
     scratch_bytes: int = 0
     persistent_bytes: int = 0
     scratch_bytes_by_node: tuple[tuple[NodeId, int], ...] = ()
+    estimate: EstimateDocument | None = None
 
     def __post_init__(self) -> None:
         if self.behavior not in ESTIMATE_BEHAVIORS:
             raise ValueError(f"unknown estimate behavior {self.behavior!r}")
+        if self.estimate is not None:
+            if EstimateBehavior(self.behavior) not in IDENTITY_BEHAVIORS:
+                raise ValueError(f"behavior {self.behavior!r} shapes the estimate; it cannot declare one")
+            if self.scratch_bytes or self.persistent_bytes or self.scratch_bytes_by_node:
+                raise ValueError("an estimator with a declared estimate has no scratch or persistent bytes")
 
     @property
     def scratch_formula(self) -> str:
@@ -95,6 +113,8 @@ class EstimatorSpec:
         }
         if self.scratch_bytes_by_node:
             out["scratch_bytes_by_node"] = {k.value: v for k, v in sorted(self.scratch_bytes_by_node)}
+        if self.estimate is not None:
+            out["estimate"] = self.estimate.to_wire()
         return out
 
 
@@ -128,6 +148,8 @@ def declared_estimate(
 ) -> OperationResourceEstimate:
     """The ``DeclaredEstimator`` hook: per-node scratch when declared, else the declared behaviour."""
     spec = estimator.spec
+    if spec.estimate is not None:
+        return document_estimate(estimator.provider, request, spec.estimate, EstimateBehavior(spec.behavior))
     if spec.scratch_bytes_by_node:
         return sequential_estimate(estimator.provider, request, dict(spec.scratch_bytes_by_node), spec.persistent_bytes)
     return behavior_estimate(
@@ -190,25 +212,28 @@ class RegistryDocument:
             fields = ("provider_id", "behavior", "scratch_bytes", "persistent_bytes", "scratch_bytes_by_node")
             if isinstance(item, dict) and "scratch_bytes_by_node" not in item:
                 item = {**item, "scratch_bytes_by_node": {}}
-            e = WireObject(item, fields, type_name="EstimatorSpec", context=context, path=at)
+            e = WireObject(item, fields, optional=("estimate",), type_name="EstimatorSpec", context=context, path=at)
             by_node = e.raw("scratch_bytes_by_node")
             if not isinstance(by_node, dict):
                 raise Serialization(context, f"{e.at('scratch_bytes_by_node')}: expected a JSON object")
-            estimators.append(
-                EstimatorSpec(
-                    e.identity("provider_id", ProviderId),
-                    e.enum("behavior", ESTIMATE_BEHAVIORS),
-                    e.u64("scratch_bytes"),
-                    e.u64("persistent_bytes"),
-                    tuple(
-                        sorted(
-                            (
-                                NodeId.from_wire(k, context=context),
-                                read_uint(v, bits=64, context=context, path=f"{at}.{k}"),
-                            )
-                            for k, v in by_node.items()
+            estimate = None
+            if "estimate" in e:
+                estimate = EstimateDocument.from_wire(e.raw("estimate"), context, e.at("estimate"))
+            args = (
+                e.identity("provider_id", ProviderId),
+                e.enum("behavior", ESTIMATE_BEHAVIORS),
+                e.u64("scratch_bytes"),
+                e.u64("persistent_bytes"),
+                tuple(
+                    sorted(
+                        (
+                            NodeId.from_wire(k, context=context),
+                            read_uint(v, bits=64, context=context, path=f"{at}.{k}"),
                         )
-                    ),
-                )
+                        for k, v in by_node.items()
+                    )
+                ),
+                estimate,
             )
+            estimators.append(decode_with(partial(EstimatorSpec, *args), context=context, path=at))
         return cls(tuple(contracts), tuple(estimators))

@@ -1,10 +1,12 @@
-"""Node resolutions of a scenario: one planning registry, every node resolved in listed order (04 §9)."""
+"""Node resolutions of a scenario: every node resolved in listed order (04 §9) by its planning-registry
+instance (one instance in version 1; version 2 names one per resolution)."""
 
 from __future__ import annotations
 
 from typing import Any, Final
 
 from reference.catalog.catalog import CapabilityCatalog
+from reference.catalog.registry import OperationPlanningHandle
 from reference.documents.registry import RegistryDocument
 from reference.ids import CapabilityId, NodeId, ProviderId
 from reference.model.prepared import PreparedModelFamily
@@ -27,15 +29,20 @@ def scenario_resolutions(
 ) -> tuple[PlanNodeResolution, ...]:
     """Build the registry the scenario describes against ``catalog`` and resolve every listed node with it.
 
-    All resolutions share one registry, so they carry one registry authority
-    (05 §3 step 4). Shape errors are ``Serialization``; resolution errors keep
-    their contract kinds and the first failing node wins.
+    Resolutions of one registry instance carry one registry authority (05 §3 step 4); each
+    further instance (version 2) is another build of the same document, so another authority.
+    Shape errors are ``Serialization``; resolution errors keep their contract kinds and the
+    first failing node wins.
     """
     document = RegistryDocument.from_wire(scenario.registry, context=SCENARIO_CONTEXT, path="$.registry")
     registry, _ = document.build(catalog)
-    handle = registry.planning()
+    handles: dict[int, OperationPlanningHandle] = {0: registry.planning()}
     resolved = []
     for index, raw in enumerate(scenario.resolutions):
+        instance = scenario.registry_instance(index)
+        if instance not in handles:
+            handles[instance] = document.build(catalog)[0].planning()
+        handle = handles[instance]
         path = f"$.resolutions[{index}]"
         obj = WireObject(raw, RESOLUTION_FIELDS, type_name="ScenarioResolution", context=SCENARIO_CONTEXT, path=path)
         values = [

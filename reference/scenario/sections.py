@@ -11,11 +11,12 @@ from reference.errors import Serialization
 from reference.ids import NumericalProfileId, NumericalProfileIdError
 from reference.model.prepared import PreparedModelFamily
 from reference.model.registration import TypedFamilyRegistration
+from reference.model.registry import ModelFamilyRegistry, StaticFamilyRegistry
 from reference.policy.runtime_policy import RuntimePolicy
 from reference.scenario.document import SCENARIO_CONTEXT, ScenarioDocument
 from reference.weights.trusted import TrustedExecutionWeightPlan
 
-__all__ = ["scenario_catalog", "scenario_family", "scenario_policy", "scenario_weights"]
+__all__ = ["scenario_catalog", "scenario_family", "scenario_family_registry", "scenario_policy", "scenario_weights"]
 
 
 def scenario_family(scenario: ScenarioDocument) -> PreparedModelFamily:
@@ -26,6 +27,15 @@ def scenario_family(scenario: ScenarioDocument) -> PreparedModelFamily:
     except NumericalProfileIdError as exc:
         raise Serialization(SCENARIO_CONTEXT, f"$.family.numerical_profile: {exc}") from None
     return TypedFamilyRegistration(provider).prepare_with_profile(scenario.raw_config, profile)
+
+
+def scenario_family_registry(scenario: ScenarioDocument) -> ModelFamilyRegistry:
+    """The model-family registry of the scenario (02 §4.4): one registration per listed family document
+    (version 2, in order), or exactly one registration of ``family.document`` (version 1)."""
+    documents = (scenario.family_document,) if scenario.family_registry is None else scenario.family_registry
+    return StaticFamilyRegistry(
+        [TypedFamilyRegistration(DeclarativeFamily.from_document(document)) for document in documents]
+    )
 
 
 def scenario_catalog(scenario: ScenarioDocument) -> CapabilityCatalog:

@@ -24,7 +24,7 @@ from reference.api import OperationNotSupported
 from .fake_backends import FullFake
 from .helpers import PYTHON, ROOT, env
 
-OPTIONS = ExecOptions(call_timeout=20.0, env=env(), cwd=str(ROOT))
+OPTIONS = ExecOptions(call_timeout=300.0, env=env(), cwd=str(ROOT))
 FAKE = "python:tests.harness.fake_backends:make"
 
 

@@ -15,7 +15,7 @@ from reference.errors import Serialization
 
 from .helpers import ROOT, env, fake_argv
 
-FAST = ExecOptions(call_timeout=1.0, handshake_timeout=5.0, max_restarts=2, env=env(), cwd=str(ROOT))
+FAST = ExecOptions(call_timeout=5.0, handshake_timeout=60.0, max_restarts=2, env=env(), cwd=str(ROOT))
 
 
 def backend(*mode: str, options: ExecOptions = FAST) -> Client:

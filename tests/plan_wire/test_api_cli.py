@@ -163,7 +163,7 @@ def test_cli_as_a_process(tmp_path: Path) -> None:
 
     def run(*args: str) -> subprocess.CompletedProcess[bytes]:
         return subprocess.run(
-            [sys.executable, "-m", "harness.cli", *args], cwd=ROOT, capture_output=True, timeout=120, check=False
+            [sys.executable, "-m", "harness.cli", *args], cwd=ROOT, capture_output=True, timeout=900, check=False
         )
 
     built_proc = run("build", "--scenario", s)

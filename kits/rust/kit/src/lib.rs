@@ -28,9 +28,9 @@ pub mod testing;
 
 pub use error::{ErrorObject, VNextError};
 pub use ops::{
-    describe, Backend, CatalogFingerprint, DescribeParams, ExecuteParams, ExecuteResult, OpError, OpResult,
-    Operation, PlanHash, PlanWire, PreparedFamily, RawScenario, RevalidateParams, ScenarioParams, Sha256Hex,
-    WeightPlan, WireBytes,
+    describe, Backend, CatalogFingerprint, CheckIdentityParams, CompilePlanParams, DescribeParams, ExecuteParams,
+    ExecuteResult, FamilyFingerprint, IdentityChecked, OpError, OpResult, Operation, PlanHash, PlanWire,
+    PreparedFamily, RawScenario, RevalidateParams, ScenarioParams, Sha256Hex, WeightPlan, WireBytes,
 };
 pub use protocol::{BackendDescription, ContractIdentity, Implementation};
 pub use scenario::Scenario;

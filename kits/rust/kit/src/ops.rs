@@ -128,6 +128,25 @@ pub struct RevalidateParams {
     pub wire_base64: WireBytes,
 }
 
+/// `compile_plan` params: the scenario and the compile options document
+/// (`schemas/plan/compile_options.json`), exactly as received.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompilePlanParams {
+    pub scenario: RawScenario,
+    /// Any JSON; a value that is not an options document is `Serialization{context: "decode compile options"}`.
+    pub options: Value,
+}
+
+/// `check_identity` params: which identity type (its `InvalidIdentity.kind`) and the string.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckIdentityParams {
+    /// One of `schemas/protocol/identity_kinds.json`.
+    pub identity_kind: String,
+    pub value: String,
+}
+
 /// `execute` params (PROTOCOL §5.2).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -153,7 +172,19 @@ pub struct CatalogFingerprint {
     pub fingerprint: Sha256Hex,
 }
 
-/// `build_plan` result: the exact bytes of `ExecutionPlan::to_json()`.
+/// `revalidate_family` result: `fingerprint()` of the family the registry rebuilt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FamilyFingerprint {
+    pub fingerprint: Sha256Hex,
+}
+
+/// `check_identity` result: `{}` (the string is an identity of that kind).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IdentityChecked {}
+
+/// `build_plan` and `compile_plan` result: the exact bytes of `ExecutionPlan::to_json()`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PlanWire {
@@ -357,6 +388,12 @@ operations! {
     Revalidate = "revalidate", fn revalidate(RevalidateParams) -> PlanHash, probe: json!({"scenario": {}, "wire_base64": ""});
     /// `{"scenario"}` -> the selected ExecutionWeightPlan and its fingerprint (05 §10).
     SelectWeightPlan = "select_weight_plan", fn select_weight_plan(ScenarioParams) -> WeightPlan, probe: probe_scenario();
+    /// `{"scenario", "wire_base64"}` -> decode an untrusted PreparedModelFamily wire, revalidate it against the scenario's family registry (02 §7.4-§7.5): the rebuilt family's fingerprint.
+    RevalidateFamily = "revalidate_family", fn revalidate_family(RevalidateParams) -> FamilyFingerprint, probe: json!({"scenario": {}, "wire_base64": ""});
+    /// `{"scenario", "options"}` -> `ProgramPlanCompiler::compile` then `to_json()` (05 §7.13).
+    CompilePlan = "compile_plan", fn compile_plan(CompilePlanParams) -> PlanWire, probe: json!({"scenario": {}, "options": {}});
+    /// `{"identity_kind", "value"}` -> `{}`, or the identity constructor's InvalidIdentity (01 §1.1-§1.3).
+    CheckIdentity = "check_identity", fn check_identity(CheckIdentityParams) -> IdentityChecked, probe: json!({"identity_kind": "node", "value": ""});
     /// Optional: run the scenario's plan on a device runtime (PROTOCOL §5.2).
     Execute = "execute", fn execute(ExecuteParams) -> ExecuteResult, probe: json!({"scenario": {}, "inputs": {}, "replays": 1});
 }

@@ -46,17 +46,23 @@ fn bundle_error_kinds_are_the_error_kinds() {
 }
 
 #[test]
-fn operations_are_the_protocol_operations_in_order() {
-    let schema = schema("protocol/request.json");
-    let ops: Vec<String> = schema["oneOf"]
-        .as_array()
+fn operations_are_the_protocol_operations() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../schemas/protocol/operations");
+    let declared: BTreeSet<String> = std::fs::read_dir(&dir)
         .unwrap()
-        .iter()
-        .map(|v| v["properties"]["op"]["const"].as_str().unwrap().to_string())
-        .filter(|op| op != "handshake")
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .filter_map(|file| file.strip_suffix(".json").map(str::to_string))
         .collect();
+    for op in &declared {
+        let params = &schema(&format!("protocol/operations/{op}.json"))["$defs"]["params"];
+        assert!(params.is_object(), "{op} declares its params");
+    }
     let names: Vec<String> = Operation::ALL.iter().map(|op| op.name().to_string()).collect();
-    assert_eq!(ops, names);
+    assert_eq!(names[0], "describe", "describe comes first");
+    assert_eq!(names.iter().cloned().collect::<BTreeSet<_>>(), declared);
+    assert_eq!(names.len(), declared.len(), "no operation twice");
+    let request = schema("protocol/request.json");
+    assert_eq!(request["oneOf"][0]["properties"]["op"]["const"], "handshake");
     let failure_codes = strings(&schema_failure_codes());
     assert_eq!(failure_codes, ["not_implemented", "bad_request", "handshake_required", "internal"]);
 }

@@ -337,6 +337,77 @@ pub struct EstimatorSpec {
     pub persistent_bytes: u64,
     #[serde(default, skip_serializing_if = "Presence::is_absent")]
     pub scratch_bytes_by_node: Presence<BTreeMap<Identity, u64>>,
+    /// The declared estimate (then `behavior` only shapes the identity and claimed input, and
+    /// both byte counts are 0).
+    #[serde(default, skip_serializing_if = "Presence::is_absent")]
+    pub estimate: Presence<EstimateDocument>,
+}
+
+/// One bucket of a `bounded_shape_buckets` formula (numbers unchecked).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShapeBucketDocument {
+    pub maximum_sequences: u32,
+    pub maximum_tokens: u64,
+    pub maximum_pages: u64,
+    pub bytes: u64,
+}
+
+/// A `ProviderWorkspaceSizeFormula` spelled like its wire; the formula constructor checks the
+/// numbers when the estimator answers (04 §7.1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum FormulaDocument {
+    Fixed { bytes: u64 },
+    ActualSequences { bytes_per_sequence: u64 },
+    Tokens { bytes_per_token: u64 },
+    Affine { fixed_bytes: u64, bytes_per_sequence: u64, bytes_per_token: u64 },
+    Pages { bytes_per_page: u64, maximum_pages: u64 },
+    BoundedShapeBuckets { buckets: Vec<ShapeBucketDocument> },
+}
+
+/// `ProviderWorkspaceScope` (04 §7.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkspaceScope {
+    Plan,
+    Request,
+    Sequence,
+    Step,
+    Invocation,
+}
+
+/// `ProviderWorkspaceReusePolicy` (04 §7.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkspaceReusePolicy {
+    OverwriteBeforeRead,
+    ZeroBeforeUse,
+    Preserve,
+}
+
+/// The `ProviderWorkspaceRequirement::from_formula` arguments of one workspace.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkspaceDocument {
+    pub size_formula: FormulaDocument,
+    pub alignment_bytes: u64,
+    pub scope: WorkspaceScope,
+    pub reuse_policy: WorkspaceReusePolicy,
+    pub storage: DynamicStorageRequirement,
+}
+
+/// The estimate a declared estimator answers with (`reference/documents/workspace_estimate.py`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EstimateDocument {
+    pub value_alignment_bytes: u64,
+    #[serde(deserialize_with = "crate::scenario::common::nullable")]
+    pub scratch: Option<WorkspaceDocument>,
+    #[serde(deserialize_with = "crate::scenario::common::nullable")]
+    pub persistent: Option<WorkspaceDocument>,
+    #[serde(deserialize_with = "crate::scenario::common::nullable")]
+    pub binding: Option<WorkspaceDocument>,
 }
 
 /// The planning registry document: operation contracts and resource estimators.

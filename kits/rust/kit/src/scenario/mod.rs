@@ -59,7 +59,7 @@ pub struct ScenarioFamily {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
-    /// 1
+    /// 1, or 2 with `family_registry` and `resolution_registries` (decision H-20)
     pub scenario_version: u32,
     pub name: String,
     pub family: ScenarioFamily,
@@ -70,6 +70,12 @@ pub struct Scenario {
     #[serde(deserialize_with = "common::nullable")]
     pub weights: Option<WeightSelectionDocument>,
     pub completion_retention: Vec<Identity>,
+    /// Version 2: the registrations of the model-family registry, one family document each.
+    #[serde(default, skip_serializing_if = "Presence::is_absent")]
+    pub family_registry: Presence<Vec<FamilyDocument>>,
+    /// Version 2: per resolution, the planning-registry instance that resolves it.
+    #[serde(default, skip_serializing_if = "Presence::is_absent")]
+    pub resolution_registries: Presence<Vec<u32>>,
 }
 
 impl Scenario {
