@@ -1,10 +1,10 @@
 """Run ``vnext-conformance run --profile ci`` once per job, in one process, and print the exit statuses.
 
-``python -m tests.lax.drive DIRECTORY NAME[@SUITE] ...``: ``NAME`` is a lax backend of
-``tests.lax.catalogue`` or ``reference``; each is served out of process over ``exec:`` and driven
-through the entry's suite selection (``@SUITE`` runs the reference through that lax backend's suite
-selection). The conformance runs share this process, so the suites are imported once; each has its own
-cache directory under ``DIRECTORY``. Prints one JSON object ``{job: exit status}``.
+``python -m tests.lax.drive DIRECTORY JOB ...``: a ``JOB`` is a lax backend of ``tests.lax.catalogue``,
+driven through its suite selection, or ``reference``, the reference driven through the union of every lax
+backend's selection; each is served out of process over ``exec:``. The conformance runs share this
+process, so the suites are imported once; each has its own cache directory under ``DIRECTORY``. Prints
+one JSON object ``{job: exit status}``.
 """
 
 from __future__ import annotations
@@ -19,25 +19,36 @@ from pathlib import Path
 from harness.cli import main as cli
 from tests.lax.catalogue import LAX
 
+REFERENCE = "reference"
 
-def arguments(name: str, suite: str, select: str | None, directory: Path) -> list[str]:
+
+def selection(job: str) -> tuple[list[str], str]:
+    """The suites and the ``-k`` expression of a job."""
+    if job != REFERENCE:
+        entry = LAX[job]
+        return [entry.suite], entry.selection or f"test_{entry.suite}"
+    suites = sorted({entry.suite for entry in LAX.values()})
+    parts = sorted({f"({entry.selection or f'test_{entry.suite}'})" for entry in LAX.values()})
+    return suites, " or ".join(parts)
+
+
+def arguments(job: str, directory: Path) -> list[str]:
     """The ``vnext-conformance`` arguments of one job."""
     serve = [sys.executable, "-m", "harness.cli", "serve"]
-    if name != "reference":
-        serve += ["--backend", f"python:tests.lax.catalogue:{name}"]
-    out = ["run", "--profile", "ci", "--backend", f"exec:{shlex.join(serve)}", "--only", suite,
-           "--cache-dir", str(directory), "--max-fail", "1"]  # fmt: skip
-    if select:
-        out += ["--", "-k", select, "-q"]
-    return out
+    if job != REFERENCE:
+        serve += ["--backend", f"python:tests.lax.catalogue:{job}"]
+    suites, select = selection(job)
+    out = ["run", "--profile", "ci", "--backend", f"exec:{shlex.join(serve)}", "--only", ",".join(suites),
+           "--cache-dir", str(directory)]  # fmt: skip
+    if job != REFERENCE:
+        out += ["--max-fail", "1"]
+    return [*out, "--", "-k", select, "-q"]
 
 
 def run(job: str, directory: Path) -> tuple[int, str]:
-    name, _, of = job.partition("@")
-    entry = LAX[of or name]
     output = io.StringIO()
     with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
-        status = cli(arguments(name, entry.suite, entry.selection, directory / job.replace("@", "-")))
+        status = cli(arguments(job, directory / job))
     return status, output.getvalue()
 
 
@@ -47,7 +58,7 @@ def main(argv: list[str]) -> int:
     for job in argv[1:]:
         status, output = run(job, directory)
         results[job] = status
-        (directory / f"{job.replace('@', '-')}.log").write_text(output, encoding="utf-8")
+        (directory / f"{job}.log").write_text(output, encoding="utf-8")
     print(json.dumps(results, sort_keys=True))
     return 0
 
