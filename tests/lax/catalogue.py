@@ -37,7 +37,6 @@ class Lax:
 #: Default case selections (pytest ``-k``) of the suites whose whole ``ci`` run is long.
 SELECTIONS: dict[str, str] = {
     "forged_plans": "kill_matrix",
-    "memory_budget": "seed_plans or minimal_capacity_of_seed or sequential_scratch_takes or worked_numbers",
 }
 
 
@@ -71,13 +70,6 @@ def _fields(**changes: Any) -> Callable[[Any], Callable[..., Any]]:
         return build
 
     return replacer
-
-
-def _unaligned(original: Any) -> Callable[[int, int], int]:
-    def align_up(value: int, alignment: int) -> int:
-        return value
-
-    return align_up
 
 
 def _rebuilt(original: Any) -> Callable[[Any, Any], Any]:
@@ -244,27 +236,6 @@ LAX: dict[str, Lax] = {
         "rejection_matrix",
         select="catalog_rejection_matrix",
     ),
-    "catalog_attributes_unchecked": Lax(
-        "01 §2 attribute schema",
-        skip(
-            "reference.catalog.attributes:AttributeSpec.check",
-            "reference.catalog.attributes:AttributeSchema.validate_values",
-        ),
-        "rejection_matrix",
-        select="catalog_rejection_matrix",
-    ),
-    "catalog_tensor_contract_unchecked": Lax(
-        "01 §2 tensor contract",
-        skip("reference.catalog.tensor_contract:TensorContract.validate"),
-        "rejection_matrix",
-        select="catalog_rejection_matrix",
-    ),
-    "catalog_signature_unchecked": Lax(
-        "01 §3 operation contract signature",
-        skip("reference.catalog.registry:OperationContract.validate_signature"),
-        "rejection_matrix",
-        select="catalog_rejection_matrix",
-    ),
     "catalog_oracles_unchecked": Lax(
         "01 §3 reference oracle graph",
         skip("reference.catalog.oracle_graph:validate_reference_oracles"),
@@ -314,12 +285,6 @@ LAX: dict[str, Lax] = {
     "family_config_leftovers_accepted": Lax(
         "02 §6 raw config consumed", skip("reference.model.config:validate_raw_config_consumed"), "family_catalog"
     ),
-    "family_physical_identity_unchecked": Lax(
-        "02 §6 registration physical identity",
-        skip("reference.model.registration:_check_physical_identity"),
-        "rejection_matrix",
-        select="family_rejection_matrix",
-    ),
     "family_revalidation_accepts_drift": Lax(
         "02 §7.5 rebuilt equality", (local("reference.model.revalidate:json_equal", _true),), "family_revalidation"
     ),
@@ -338,70 +303,18 @@ LAX: dict[str, Lax] = {
         (local("reference.model.revalidate:InvalidModelConfig", _fields(field="program")),),
         "family_revalidation",
     ),
-    "compile_arenas_misaligned": Lax(
-        "05 §7.13 weight arena alignment", (local("reference.plan.compiler:align_up", _unaligned),), "compile_plan"
-    ),
     # 03 providers and resolution
-    "node_version_error_fields_wrong": Lax(
-        "03 IncompatibleOperationVersion fields of a node",
-        (
-            local("reference.plan.build:IncompatibleOperationVersion", _fields(available_minor=0, node_id=None)),
-            local(
-                "reference.catalog.compatibility:IncompatibleOperationVersion", _fields(available_minor=0, node_id=None)
-            ),
-        ),
-        "family_catalog",
-    ),
     "unsupported_operation_device_wrong": Lax(
         "03 UnsupportedOperation device_id",
         (local("reference.catalog.compatibility:UnsupportedOperation", _fields(device_id="device.other")),),
-        "estimators",
-    ),
-    "provider_selection_unchecked": Lax(
-        "03 provider selection evidence",
-        skip("reference.plan.selection:ProviderSelection.validate_evidence"),
-        "forged_plans",
+        "rejection_matrix",
+        select="resolution_rejection_matrix and capability_absent",
     ),
     "resolution_contract_unchecked": Lax(
         "03 provider resource contract",
         skip(
             "reference.resolution.node_resolution:validate_resource_contract",
             "reference.resolution.node_resolution:_check_contract",
-        ),
-        "estimators",
-    ),
-    "resolution_bindings_unchecked": Lax(
-        "03 resolved operation bindings",
-        skip("reference.resolution.operation_bindings:validate_resolved_bindings"),
-        "forged_plans",
-    ),
-    "resolution_workspace_unchecked": Lax(
-        "03 workspace requirement",
-        skip("reference.resolution.workspace:ProviderWorkspaceRequirement.validate"),
-        "estimators",
-    ),
-    "resolution_formula_unchecked": Lax(
-        "03 workspace size formulas",
-        skip(
-            *(
-                f"reference.resolution.formula:{cls}.validate"
-                for cls in (
-                    "FixedFormula",
-                    "ActualSequencesFormula",
-                    "TokensFormula",
-                    "AffineFormula",
-                    "PagesFormula",
-                    "BoundedShapeBucketsFormula",
-                )
-            )
-        ),
-        "declared_estimates",
-    ),
-    "resource_plan_unchecked": Lax(
-        "03 provider resource plan",
-        skip(
-            "reference.resolution.resource_plan:ProviderResourcePlan.validate_fields",
-            "reference.resolution.resource_plan:ProviderResourcePlan.validate_shape",
         ),
         "estimators",
     ),
@@ -418,38 +331,7 @@ LAX: dict[str, Lax] = {
         "rejection_matrix",
         select="policy_rejection_matrix and fingerprint",
     ),
-    "policy_runtime_unchecked": Lax(
-        "04 §2 runtime policy", skip("reference.policy.runtime_policy:RuntimePolicy.validate"), "plan_wire"
-    ),
-    "policy_reusable_unchecked": Lax(
-        "04 §4 reusable execution policy",
-        skip(
-            "reference.policy.reusable:ReusableExecutionBucketSpec.validate",
-            "reference.policy.reusable:ReusableExecutionProgramPolicy.validate",
-            "reference.policy.reusable:ReusableExecutionPolicy.validate",
-        ),
-        "plan_wire",
-    ),
     # 05 plan
-    "plan_semantic_coverage_unchecked": Lax(
-        "05 semantic coverage", skip("reference.plan.aliasing:validate_semantic_coverage"), "forged_plans"
-    ),
-    "plan_alias_edges_unchecked": Lax(
-        "05 node alias edges",
-        skip(
-            "reference.plan.aliasing:validate_node_alias_edges",
-            "reference.plan.aliasing:validate_alias_liveness",
-            "reference.plan.aliasing:validate_global_storage_aliasing",
-        ),
-        "forged_plans",
-    ),
-    "plan_binding_semantics_unchecked": Lax(
-        "05 weight binding semantics", skip("reference.plan.weights:check_binding_semantics"), "forged_plans"
-    ),
-    "plan_work_unchecked": Lax("05 work contract", skip("reference.plan.work:validate_work_contract"), "plan_wire"),
-    "plan_internal_unchecked": Lax(
-        "05 §9 internal validation", skip("reference.plan.validate:validate_internal"), "forged_plans"
-    ),
     "plan_rebuild_not_compared": Lax(
         "05 §9.5 semantic rebuild equality",
         (Patch("reference.plan.revalidate:compare_with_rebuild", _rebuilt),),
@@ -457,22 +339,6 @@ LAX: dict[str, Lax] = {
     ),
     "plan_schema_unchecked": Lax(
         "05 §8 plan schema version", skip("reference.plan.decode:check_plan_schema"), "forged_plans"
-    ),
-    "plan_wire_size_uncapped": Lax(
-        "05 §1 plan wire size cap", skip("reference.plan.decode:_check_size"), "plan_wire", select="wire_size_limit"
-    ),
-    "memory_invariants_unchecked": Lax(
-        "05 memory plan invariants",
-        skip("reference.plan.memory.invariants:check_budget_invariants"),
-        "memory_budget",
-    ),
-    "memory_plan_unchecked": Lax(
-        "05 memory plan rows",
-        skip("reference.plan.memory.plan:MemoryPlan.validate", "reference.plan.memory.plan:_check_static_row"),
-        "memory_budget",
-    ),
-    "memory_ceilings_unchecked": Lax(
-        "05 planning ceilings", skip("reference.plan.memory.build:check_planning_ceilings"), "memory_budget"
     ),
     "weight_plan_unchecked": Lax(
         "05 §10 execution weight plan",
@@ -482,18 +348,14 @@ LAX: dict[str, Lax] = {
         ),
         "weights",
     ),
-    "weight_plan_catalog_unchecked": Lax(
-        "05 §10 trusted weight plan against the catalog",
-        skip("reference.weights.trusted:TrustedExecutionWeightPlan.validate_against_catalog"),
-        "weights",
-    ),
     "weight_binding_unchecked": Lax(
         "05 resolved weight binding",
         skip(
             "reference.resolution.weight_binding:ResolvedWeightBinding.validate_logical_contract",
             "reference.resolution.binding:validate_resolved_weight_storage",
         ),
-        "forged_plans",
+        "rejection_matrix",
+        select="resolution_rejection_matrix",
     ),
 }
 
