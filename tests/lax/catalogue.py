@@ -97,7 +97,7 @@ def _fingerprint_trusted(original: Any) -> Any:
     """``ResolvedRuntimePolicy.from_wire`` that accepts any carried fingerprint (it recomputes and uses its own)."""
     decode = original.__func__
 
-    def from_wire(cls: Any, raw: Any, **kwargs: Any) -> Any:
+    def from_wire(cls: Any, /, raw: Any, **kwargs: Any) -> Any:
         try:
             return decode(cls, raw, **kwargs)
         except Serialization as exc:
