@@ -85,7 +85,6 @@ def test_policy_rejection_matrix(backend: BackendUnderTest, oracle: BackendUnder
     _check(backend, oracle, _with_section(policy=cell.document), cell)
 
 
-@pytest.mark.rules("05.3.1/*")
 @pytest.mark.parametrize(("base", "operator"), _resolution_cells())
 def test_resolution_rejection_matrix(
     backend: BackendUnderTest, oracle: BackendUnderTest, base: str, operator: str
