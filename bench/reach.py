@@ -36,11 +36,7 @@ _RECORDER = _ROOT / "bench" / "reach_backend.py"
 def _rcfile(directory: Path) -> Path:
     path = directory / "coveragerc"
     path.write_text(
-        "[run]\n"
-        "parallel = True\n"
-        f"data_file = {directory / 'coverage'}\n"
-        f"source = {reference_root()}\n"
-        "sigterm = True\n",
+        f"[run]\nparallel = True\ndata_file = {directory / 'coverage'}\nsource = {reference_root()}\nsigterm = True\n",
         encoding="utf-8",
     )
     return path

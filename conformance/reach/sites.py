@@ -126,9 +126,9 @@ def _all_factories(root: Path) -> Mapping[str, Mapping[str, str]]:
     return {_relative(root, path): _factories(_parse(path)) for path in _python_files(root)}
 
 
-def _imported_factories(tree: ast.Module, module_path: str, all_factories: Mapping[str, Mapping[str, str]]) -> dict[
-    str, str
-]:
+def _imported_factories(
+    tree: ast.Module, module_path: str, all_factories: Mapping[str, Mapping[str, str]]
+) -> dict[str, str]:
     """Factories imported by name (``from reference.errors import invalid_plan``)."""
     out: dict[str, str] = {}
     for node in tree.body:
@@ -267,9 +267,7 @@ def _rules_on(comments: Mapping[int, str], lines: tuple[int, int]) -> tuple[str,
     return ()
 
 
-def scan_source(
-    path: str, source: str, factories: Mapping[str, str] | None = None
-) -> list[RaiseSite]:
+def scan_source(path: str, source: str, factories: Mapping[str, str] | None = None) -> list[RaiseSite]:
     """The sites of one module's source (``factories``: names of error factories visible to it)."""
     tree = ast.parse(source)
     visible = {**_factories(tree), **(factories or {})}
