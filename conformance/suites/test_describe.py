@@ -85,13 +85,23 @@ def test_operations_are_well_formed(backend: BackendUnderTest) -> None:
     assert not unknown, f"unknown operations {unknown}; the protocol defines {list(OPERATIONS)}"
 
 
+#: Malformed arguments of the operations that take more than a scenario.
+_MALFORMED: dict[str, tuple[object, ...]] = {
+    "revalidate": ({}, b""),
+    "revalidate_family": ({}, b""),
+    "compile_plan": ({}, {}),
+    "check_identity": ("node", ""),
+}
+
+
 @pytest.mark.parametrize("operation", [name for name, op in OPERATIONS.items() if not op.mandatory])
 def test_declared_operation_answers_malformed_scenario_with_a_contract_error(
     backend: BackendUnderTest, operation: str
 ) -> None:
-    """An empty scenario is not a valid scenario: a declared operation must answer with a typed error."""
+    """An empty scenario is not a valid scenario (and an empty string no identity): a declared operation must
+    answer with a typed error."""
     backend.require(operation)
-    args: tuple[object, ...] = ({},) if operation != "revalidate" else ({}, b"")
+    args: tuple[object, ...] = _MALFORMED.get(operation, ({},))
     try:
         getattr(backend, operation)(*args)
     except VNextError:
