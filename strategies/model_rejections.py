@@ -342,6 +342,7 @@ FAMILY_OPERATORS: Final[dict[str, Operator]] = {
     "tensor_grown": _tensor_grown,
     "tensor_zero_dimension": _tensor_zero_dimension,
     "undeclared_external": _undeclared_external,
+    "unreferenced_required_component": _unreferenced_required_component,
     "undefined_input": _undefined_input,
     "undefined_output": _undefined_output,
     "unknown_profile": _unknown_profile,

@@ -37,6 +37,15 @@ class ReferenceBackend:
     def select_weight_plan(self, scenario: Scenario) -> WeightPlanSelection:
         return api.select_weight_plan(scenario)
 
+    def revalidate_family(self, scenario: Scenario, wire: bytes) -> str:
+        return api.revalidate_family(scenario, wire)
+
+    def compile_plan(self, scenario: Scenario, options: Any) -> bytes:
+        return api.compile_plan(scenario, options)
+
+    def check_identity(self, identity_kind: str, value: str) -> None:
+        api.check_identity(identity_kind, value)
+
     def execute(self, scenario: Scenario, inputs: Mapping[str, bytes] | None = None, replays: int = 1) -> ExecuteResult:
         return api.execute(scenario, inputs or {}, replays)
 

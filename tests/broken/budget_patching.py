@@ -66,6 +66,15 @@ class PatchedReference:
     def select_weight_plan(self, scenario: Scenario) -> WeightPlanSelection:
         return self._call(lambda: self._inner.select_weight_plan(scenario))
 
+    def revalidate_family(self, scenario: Scenario, wire: bytes) -> str:
+        return self._call(lambda: self._inner.revalidate_family(scenario, wire))
+
+    def compile_plan(self, scenario: Scenario, options: Any) -> bytes:
+        return self._call(lambda: self._inner.compile_plan(scenario, options))
+
+    def check_identity(self, identity_kind: str, value: str) -> None:
+        self._call(lambda: self._inner.check_identity(identity_kind, value))
+
     def execute(self, scenario: Scenario, inputs: Mapping[str, bytes] | None = None, replays: int = 1) -> ExecuteResult:
         return self._call(lambda: self._inner.execute(scenario, inputs, replays))
 

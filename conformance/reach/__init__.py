@@ -1,0 +1,1 @@
+"""Raise-site reach: where the reference raises contract errors, and which rules each place implements."""

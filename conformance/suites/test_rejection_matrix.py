@@ -1,0 +1,98 @@
+"""Rejection matrices: every operator of the catalog, family, policy and node-resolution rejection
+generators, once per run.
+
+Each cell is one deterministic document broken by one operator (``strategies.matrix``: the same example on
+every run), put into the ``plan_fixture`` scenario in place of its catalog, family or policy section. The
+backend's ``build_plan`` must refuse it with the reference's error: the same kind and every field the
+contract pins (``contract_errors.pinned``: all but the free-text ones), and the kind the operator's rule
+names. The node-resolution matrix breaks the ``resolutions`` section of every base scenario by every
+operator that applies to it (``strategies.resolution_rejections``). Generated variants of the catalog and
+family operators run in ``differential`` and scale with the profile.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from conformance.suites.contract_errors import error_of
+from harness.under_test import BackendUnderTest
+from strategies.budget import BASES, base_scenario
+from strategies.cases import Rejection
+from strategies.catalog_rejections import CATALOG_OPERATORS, catalog_rejections
+from strategies.matrix import matrix_example
+from strategies.model_rejections import FAMILY_OPERATORS, family_rejections
+from strategies.policy import POLICY_OPERATORS, policy_rejections
+from strategies.resolution_rejections import RESOLUTION_OPERATORS, break_resolutions
+
+pytestmark = pytest.mark.requires("build_plan")
+
+BASE = "plan_fixture"
+
+
+def _with_section(**sections: Any) -> dict[str, Any]:
+    scenario = base_scenario(BASE)
+    scenario.update(copy.deepcopy(sections))
+    return scenario
+
+
+def _family_section(case: Any) -> dict[str, Any]:
+    assert isinstance(case, dict)
+    return {"document": case["family"], "raw_config": case["config"], "numerical_profile": case["profile"]}
+
+
+def _resolution_cells() -> list[tuple[str, str]]:
+    return [
+        (base, operator)
+        for base in BASES
+        for operator in RESOLUTION_OPERATORS
+        if break_resolutions(base_scenario(base), operator) is not None
+    ]
+
+
+def _check(backend: BackendUnderTest, oracle: BackendUnderTest, scenario: Mapping[str, Any], cell: Rejection) -> None:
+    want = error_of(lambda: oracle.build_plan(scenario))
+    assert want is not None, f"{cell.operator}: the reference builds a plan"
+    assert want["kind"] == cell.expected_kind, f"{cell.operator}: the reference gives {want}, {cell.rule} says"
+    for name, value in cell.fields.items():
+        assert want.get(name) == value, f"{cell.operator}: the reference's {name} is {want.get(name)!r}, not {value!r}"
+    got = error_of(lambda: backend.build_plan(scenario))
+    assert got is not None, f"{cell.operator} ({cell.rule}): the backend builds a plan; the reference gives {want}"
+    assert got == want, f"{cell.operator} ({cell.rule}): the backend gives {got}, the reference {want}"
+
+
+@pytest.mark.rules("03.11.2/*")
+@pytest.mark.parametrize("operator", CATALOG_OPERATORS)
+def test_catalog_rejection_matrix(backend: BackendUnderTest, oracle: BackendUnderTest, operator: str) -> None:
+    cell = matrix_example(catalog_rejections(operators=(operator,)))
+    _check(backend, oracle, _with_section(catalog=cell.document), cell)
+
+
+@pytest.mark.rules("02.8.*")
+@pytest.mark.parametrize("operator", sorted(FAMILY_OPERATORS))
+def test_family_rejection_matrix(backend: BackendUnderTest, oracle: BackendUnderTest, operator: str) -> None:
+    cell = matrix_example(family_rejections(operators=(operator,)))
+    _check(backend, oracle, _with_section(family=_family_section(cell.document)), cell)
+
+
+@pytest.mark.rules("04.3.2/row*")
+@pytest.mark.parametrize("operator", POLICY_OPERATORS)
+def test_policy_rejection_matrix(backend: BackendUnderTest, oracle: BackendUnderTest, operator: str) -> None:
+    cell = matrix_example(policy_rejections(operators=(operator,)))
+    _check(backend, oracle, _with_section(policy=cell.document), cell)
+
+
+@pytest.mark.parametrize(("base", "operator"), _resolution_cells())
+def test_resolution_rejection_matrix(
+    backend: BackendUnderTest, oracle: BackendUnderTest, base: str, operator: str
+) -> None:
+    scenario = break_resolutions(base_scenario(base), operator)
+    assert scenario is not None
+    want = error_of(lambda: oracle.build_plan(scenario))
+    assert want is not None, f"{base}/{operator}: the reference builds a plan"
+    got = error_of(lambda: backend.build_plan(scenario))
+    assert got is not None, f"{base}/{operator}: the backend builds a plan; the reference gives {want}"
+    assert got == want, f"{base}/{operator}: the backend gives {got}, the reference {want}"
