@@ -19,7 +19,7 @@ Decoding checks neither the hash nor ``plan_id``; that is revalidation's job.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from reference.canonical import JsonValue, canonical_bytes, loads_strict
@@ -44,6 +44,13 @@ class UnvalidatedExecutionPlan:
 
     payload: ExecutionPlanPayload
     plan_hash: PlanHash
+    _canonical_payload: list[bytes] = field(default_factory=list, init=False, repr=False, compare=False)
+
+    def payload_canonical_bytes(self, *, context: str) -> bytes:
+        """Canonical bytes of ``payload.to_wire()`` (computed once; the payload is immutable)."""
+        if not self._canonical_payload:
+            self._canonical_payload.append(canonical_bytes(self.payload.to_wire(), context=context, trusted=True))
+        return self._canonical_payload[0]
 
     def schema(self) -> PlanSchemaVersion:
         return self.payload.schema
@@ -107,9 +114,12 @@ def decode_untrusted(data: bytes | bytearray | memoryview) -> UnvalidatedExecuti
     obj = WireObject(raw, _WIRE_FIELDS, type_name="ExecutionPlan", context=DECODE_CONTEXT)
     payload = ExecutionPlanPayload.from_wire(obj.raw("payload"), context=DECODE_CONTEXT, path="$.payload")
     plan_hash = PlanHash.from_wire(obj.raw("plan_hash"), context=DECODE_CONTEXT)
-    typed = {"payload": payload.to_wire(), "plan_hash": plan_hash.value}
+    payload_wire = payload.to_wire()
+    typed = {"payload": payload_wire, "plan_hash": plan_hash.value}
     if canonical_bytes(typed, context=DECODE_CONTEXT, trusted=True) != canonical_bytes(raw, context=DECODE_CONTEXT):
         raise Serialization(
             DECODE_CONTEXT, "execution plan wire contains unknown or non-canonical nested fields (round trip differs)"
         )
-    return UnvalidatedExecutionPlan(payload, plan_hash)
+    unvalidated = UnvalidatedExecutionPlan(payload, plan_hash)
+    unvalidated._canonical_payload.append(canonical_bytes(payload_wire, context=DECODE_CONTEXT, trusted=True))
+    return unvalidated

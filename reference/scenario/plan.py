@@ -18,10 +18,9 @@ from reference.catalog.catalog import CapabilityCatalog
 from reference.ids import ProgramValueId
 from reference.model.prepared import PreparedModelFamily
 from reference.plan.build import build_execution_plan
-from reference.plan.decode import decode_untrusted
 from reference.plan.execution_plan import ExecutionPlan
 from reference.plan.request import CompletionRetentionSpec
-from reference.plan.revalidate import revalidate
+from reference.plan.revalidate import revalidate_wire
 from reference.policy.runtime_policy import RuntimePolicy
 from reference.resolution.node_resolution import PlanNodeResolution
 from reference.scenario.document import SCENARIO_CONTEXT, ScenarioDocument
@@ -79,15 +78,9 @@ def build_scenario_plan(scenario: Mapping[str, Any] | ScenarioDocument) -> Execu
 
 
 def revalidate_scenario_wire(scenario: Mapping[str, Any] | ScenarioDocument, wire: bytes) -> ExecutionPlan:
-    """Decode ``wire`` untrusted, then revalidate it against the scenario's trusted inputs; the rebuilt plan."""
-    unvalidated = decode_untrusted(wire)
-    inputs = scenario_trusted_inputs(scenario)
-    return revalidate(
-        unvalidated,
-        inputs.family,
-        inputs.catalog,
-        inputs.policy,
-        inputs.resolutions,
-        completion_retention=inputs.completion_retention,
-        execution_weights=inputs.execution_weights,
-    )
+    """Decode ``wire`` untrusted, then revalidate it against the scenario's trusted inputs; the rebuilt plan.
+
+    The outcome of that order (``revalidate_wire``): a decode rejection comes before any scenario
+    or build error, and the schema check before the rebuild's errors.
+    """
+    return revalidate_wire(wire, lambda: scenario_trusted_inputs(scenario).build())
