@@ -11,8 +11,9 @@ times, with ``time.process_time`` (CPU seconds, so a loaded machine does not dis
 ``total`` is their sum; ``validated`` is ``from_json_validated`` (decode + revalidate in one
 call, the oracle's path for a wire and a scenario) and ``oracle_total`` is build + to_json +
 hash + validated. Both are measured with the garbage collector on (default thresholds, no
-freeze, unless ``--gc-freeze``). The fingerprint ratio compares the default ``fingerprint()`` of the
-1000-node payload wire with the peer (orjson sorted keys + sha256), interleaved in one run.
+freeze, unless ``--gc-freeze``: then the harness's tuning, ``harness.collector``). The
+fingerprint ratio compares the default ``fingerprint()`` of the 1000-node payload wire with
+the peer (orjson sorted keys + sha256), interleaved in one run.
 
 ``--against REV`` also runs the same rounds on the tree of git revision ``REV`` (exported to a
 temporary directory), interleaved round by round with this tree, and prints the ratios.
@@ -49,7 +50,11 @@ def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
 
 
 def one_round(nodes: int, gc_freeze: bool) -> dict[str, float]:
-    """CPU seconds per stage for one ``nodes``-node chain (set-up untimed)."""
+    """CPU seconds per stage for one ``nodes``-node chain (set-up untimed).
+
+    ``gc_freeze``: the harness's collector tuning (``harness.collector``: set-up frozen,
+    thresholds raised), as a conformance run applies it; otherwise CPython's defaults.
+    """
     from reference.canonical import fingerprint
     from reference.plan.build import build_execution_plan
     from reference.plan.decode import decode_untrusted
@@ -59,7 +64,7 @@ def one_round(nodes: int, gc_freeze: bool) -> dict[str, float]:
     case = chain_case(nodes)
     gc.collect()
     if gc_freeze:
-        gc.freeze()
+        _tune_collector()
     args = (case.family, case.catalog, case.policy, case.resolutions)
     out: dict[str, float] = {}
     plan, out["build"] = _timed(lambda: build_execution_plan(*args))
@@ -75,6 +80,16 @@ def one_round(nodes: int, gc_freeze: bool) -> dict[str, float]:
     if gc_freeze:
         gc.unfreeze()
     return out
+
+
+def _tune_collector() -> None:
+    try:
+        from harness.collector import freeze_setup, tune_collector
+    except ImportError:  # a revision without the tuning: freeze only
+        gc.freeze()
+        return
+    tune_collector()
+    freeze_setup()
 
 
 def fingerprint_ratio(nodes: int, repeat: int) -> dict[str, float]:
@@ -136,7 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--sizes", default="1000,2000")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--gc-freeze", action="store_true", help="freeze the set-up heap before timing")
+    parser.add_argument(
+        "--gc-freeze", action="store_true", help="the harness's collector tuning (freeze the set-up, thresholds)"
+    )
     parser.add_argument("--against", default=None, help="a git revision to compare with, interleaved")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
