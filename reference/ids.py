@@ -95,14 +95,16 @@ class Identity:
     """A validated, immutable identity string. Subclasses set ``KIND``."""
 
     KIND: ClassVar[str] = "identity"
-    __slots__ = ("value",)
+    __slots__ = ("_hash", "value")
     value: str
+    _hash: int
 
     def __init__(self, value: str) -> None:
         if not isinstance(value, str):
             raise TypeError(f"{type(self).__name__} takes a str, got {type(value).__name__}")
         self._validate(value)
         object.__setattr__(self, "value", value)
+        object.__setattr__(self, "_hash", hash((type(self).__name__, value)))
 
     @classmethod
     def _validate(cls, value: str) -> None:
@@ -124,7 +126,7 @@ class Identity:
         return NotImplemented
 
     def __hash__(self) -> int:
-        return hash((type(self).__name__, self.value))
+        return self._hash
 
     def __str__(self) -> str:
         return self.value

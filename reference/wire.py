@@ -179,6 +179,21 @@ def read_base64(raw: Any, *, context: str, path: str) -> bytes:
     return data
 
 
+#: ``(fields, optional)`` -> (required names, allowed names), for the constant field tuples of the decoders.
+_FIELD_SETS: dict[tuple[Sequence[str], Sequence[str]], tuple[frozenset[str], frozenset[str]]] = {}
+
+
+def _field_sets(fields: Sequence[str], optional: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:
+    key = (fields, optional)
+    try:
+        found = _FIELD_SETS.get(key)
+    except TypeError:  # a list of names: not cached
+        return frozenset(fields), frozenset((*fields, *optional))
+    if found is None:
+        found = _FIELD_SETS[key] = (frozenset(fields), frozenset((*fields, *optional)))
+    return found
+
+
 class WireObject:
     """One JSON object decoded as a Rust struct (see the module docstring)."""
 
@@ -197,12 +212,12 @@ class WireObject:
     ) -> None:
         if not isinstance(raw, dict):
             raise Serialization(context, f"{path}: {type_name} must be a JSON object, got {_show(raw)}")
-        if not lenient:
+        required, allowed = _field_sets(fields, optional)
+        if not lenient and not allowed.issuperset(raw):
             unknown = [key for key in raw if key not in fields and key not in optional]
-            if unknown:
-                raise Serialization(context, f"{path}: unknown field `{clip(unknown[0], 80)}` in {type_name}")
-        missing = [name for name in fields if name not in raw]
-        if missing:
+            raise Serialization(context, f"{path}: unknown field `{clip(unknown[0], 80)}` in {type_name}")
+        if not raw.keys() >= required:
+            missing = [name for name in fields if name not in raw]
             raise Serialization(context, f"{path}: missing field `{missing[0]}` in {type_name}")
         self._raw: dict[str, Any] = raw
         self.context = context

@@ -26,6 +26,7 @@ from hypothesis.configuration import set_hypothesis_home_dir
 
 from harness.cases import CURRENT_RULES, CheckedRules, NotApplicable
 from harness.certificate import RunFacts, certificate_path, run_certificate, write_certificate
+from harness.collector import freeze_setup, tune_collector
 from harness.connection.faults import FaultKind
 from harness.fuzz.database import DatabaseUnavailable, example_database
 from harness.fuzz.examples import CURRENT_TALLY, ExampleTally, count_examples, is_generated
@@ -259,6 +260,7 @@ class ConformanceRun:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         self._session = session
+        tune_collector()
         if _is_worker(self.config) or not self.explicit or self.settings.hypofuzz:
             return
         self.header_backend()
@@ -425,6 +427,7 @@ class ConformanceRun:
         self.progress.start()
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
+        freeze_setup()  # the imported suites and strategies are never garbage
         if self.progress is not None:
             self.progress.expect(suites_of(item.nodeid for item in session.items if item.stash.get(CASE, None)))
         if not _is_worker(self.config) and self.explicit:

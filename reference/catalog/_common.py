@@ -40,12 +40,23 @@ def require_canonical_sha256(value: object) -> bool:
     return is_canonical_sha256(value)
 
 
+#: Declaration index of every ``OrderedEnum`` member, by ``id`` (members live as long as their class).
+_RANKS: dict[int, int] = {}
+#: The wire strings of each ``OrderedEnum`` class, in declaration order.
+_WIRE_VALUES: dict[type[Enum], tuple[str, ...]] = {}
+
+
 class OrderedEnum(Enum):
     """A unit-variant enum whose wire form is its value and whose ``Ord`` is declaration order."""
 
     @property
     def rank(self) -> int:
-        return list(type(self)).index(self)
+        found = _RANKS.get(id(self))
+        if found is None:
+            for index, member in enumerate(type(self)):
+                _RANKS[id(member)] = index
+            found = _RANKS[id(self)]
+        return found
 
     def __lt__(self, other: object) -> bool:
         if type(other) is not type(self):
@@ -68,12 +79,15 @@ class OrderedEnum(Enum):
         return self.rank >= other.rank
 
     def to_wire(self) -> str:
-        return str(self.value)
+        return str(self._value_)
 
     @classmethod
     def from_wire(cls: type[E], raw: Any, *, context: str = "decode enum", path: str = "$") -> E:
         """A unit variant: its string, or ``{"variant": null}`` (accepted, never emitted)."""
-        tag, content = read_unit_or_tagged(raw, [m.value for m in cls], context=context, path=path)
+        allowed = _WIRE_VALUES.get(cls)
+        if allowed is None:
+            allowed = _WIRE_VALUES[cls] = tuple(m.value for m in cls)
+        tag, content = read_unit_or_tagged(raw, allowed, context=context, path=path)
         if content is not None:
             raise Serialization(context, f"{path}: unit variant `{tag}` takes no content")
         return cls(tag)

@@ -9,7 +9,7 @@ after ``validate()``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from reference.canonical import direct_fingerprint
@@ -84,6 +84,7 @@ class OperationDescriptor:
     oracle: OracleSpec
     provider: ProviderRequirement
     profile_phase: ProfilePhase
+    _fingerprint: list[str] = field(default_factory=list, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "inputs", tuple(self.inputs))
@@ -123,9 +124,11 @@ class OperationDescriptor:
             raise invalid_plan(f"operation `{oid}` version and provider minimum version have incompatible majors")
 
     def fingerprint(self) -> str:
-        """``validate()`` then sha256 of the struct-order compact JSON."""
-        self.validate()
-        return direct_fingerprint(self.to_wire(), context="serialize operation descriptor")
+        """``validate()`` then sha256 of the struct-order compact JSON (once: the descriptor is immutable)."""
+        if not self._fingerprint:
+            self.validate()
+            self._fingerprint.append(direct_fingerprint(self.to_wire(), context="serialize operation descriptor"))
+        return self._fingerprint[0]
 
     def validate_attributes(self, values: Mapping[AttributeId, SemanticValue]) -> None:
         """``attributes.validate_values(values, "operation.<id>.attributes")``."""

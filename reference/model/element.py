@@ -60,7 +60,7 @@ class ElementType(Enum):
         return self.rank >= other.rank
 
     def to_wire(self) -> str:
-        return self.value
+        return self._value_
 
     @classmethod
     def from_wire(cls, raw: Any, *, context: str, path: str = "$") -> ElementType:

@@ -14,16 +14,19 @@
 5. the canonical round trip: the typed value must re-serialize to exactly the parsed
    JSON value (key order aside), else ``Serialization``.
 
-Decoding checks neither the hash nor ``plan_id``; that is revalidation's job.
+Decoding checks neither the hash nor ``plan_id``; that is revalidation's job. It is a pure
+function of the bytes: the last few wires of at most ``MEMO_MAX_BYTES`` are remembered with
+their plan or their rejection (raised again as the same error).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import OrderedDict
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from reference.canonical import JsonValue, canonical_bytes, loads_strict
-from reference.errors import Serialization, UnsupportedPlanSchema
+from reference.errors import Serialization, UnsupportedPlanSchema, VNextError
 from reference.ids import PlanHash
 from reference.plan.payload import EXECUTION_PLAN_SCHEMA, MAX_EXECUTION_PLAN_WIRE_BYTES, ExecutionPlanPayload
 from reference.versions import PlanSchemaVersion
@@ -32,6 +35,10 @@ from reference.wire import WireObject, read_uint
 __all__ = ["DECODE_CONTEXT", "UnvalidatedExecutionPlan", "decode_untrusted", "read_plan_schema"]
 
 DECODE_CONTEXT: Final = "decode untrusted execution plan"
+#: Wires up to this size are remembered (the last ``MEMO_ENTRIES`` of them).
+MEMO_MAX_BYTES: Final = 2 * 1024 * 1024
+MEMO_ENTRIES: Final = 8
+_RECENT: OrderedDict[bytes, UnvalidatedExecutionPlan | VNextError] = OrderedDict()
 _WIRE_FIELDS: Final = ("payload", "plan_hash")
 
 
@@ -44,6 +51,13 @@ class UnvalidatedExecutionPlan:
 
     payload: ExecutionPlanPayload
     plan_hash: PlanHash
+    _canonical_payload: list[bytes] = field(default_factory=list, init=False, repr=False, compare=False)
+
+    def payload_canonical_bytes(self, *, context: str) -> bytes:
+        """Canonical bytes of ``payload.to_wire()`` (computed once; the payload is immutable)."""
+        if not self._canonical_payload:
+            self._canonical_payload.append(canonical_bytes(self.payload.to_wire(), context=context, trusted=True))
+        return self._canonical_payload[0]
 
     def schema(self) -> PlanSchemaVersion:
         return self.payload.schema
@@ -101,15 +115,42 @@ def check_plan_schema(schema: PlanSchemaVersion) -> None:
 def decode_untrusted(data: bytes | bytearray | memoryview) -> UnvalidatedExecutionPlan:
     """``ExecutionPlan::decode_untrusted``: size, strict JSON + header, schema, typed parse, round trip."""
     raw_bytes = bytes(data)
+    if len(raw_bytes) > MEMO_MAX_BYTES:
+        return _decode(raw_bytes)
+    found = _RECENT.get(raw_bytes)
+    if found is not None:
+        _RECENT.move_to_end(raw_bytes)
+        if isinstance(found, VNextError):
+            raise found.with_traceback(None)
+        return found
+    try:
+        result = _decode(raw_bytes)
+    except VNextError as exc:
+        _remember(raw_bytes, exc)
+        raise
+    _remember(raw_bytes, result)
+    return result
+
+
+def _remember(raw_bytes: bytes, outcome: UnvalidatedExecutionPlan | VNextError) -> None:
+    _RECENT[raw_bytes] = outcome
+    while len(_RECENT) > MEMO_ENTRIES:
+        _RECENT.popitem(last=False)
+
+
+def _decode(raw_bytes: bytes) -> UnvalidatedExecutionPlan:
     _check_size(len(raw_bytes))
     raw = loads_strict(raw_bytes, context=DECODE_CONTEXT, max_bytes=MAX_EXECUTION_PLAN_WIRE_BYTES)
     check_plan_schema(read_plan_schema(raw))
     obj = WireObject(raw, _WIRE_FIELDS, type_name="ExecutionPlan", context=DECODE_CONTEXT)
     payload = ExecutionPlanPayload.from_wire(obj.raw("payload"), context=DECODE_CONTEXT, path="$.payload")
     plan_hash = PlanHash.from_wire(obj.raw("plan_hash"), context=DECODE_CONTEXT)
-    typed = {"payload": payload.to_wire(), "plan_hash": plan_hash.value}
+    payload_wire = payload.to_wire()
+    typed = {"payload": payload_wire, "plan_hash": plan_hash.value}
     if canonical_bytes(typed, context=DECODE_CONTEXT, trusted=True) != canonical_bytes(raw, context=DECODE_CONTEXT):
         raise Serialization(
             DECODE_CONTEXT, "execution plan wire contains unknown or non-canonical nested fields (round trip differs)"
         )
-    return UnvalidatedExecutionPlan(payload, plan_hash)
+    unvalidated = UnvalidatedExecutionPlan(payload, plan_hash)
+    unvalidated._canonical_payload.append(canonical_bytes(payload_wire, context=DECODE_CONTEXT, trusted=True))
+    return unvalidated

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
-from reference.canonical import JsonValue, direct_bytes
+from reference.canonical import JsonValue, canonical_bytes, direct_bytes
 from reference.catalog.registry import PlanningAuthority
 from reference.errors import Serialization
 from reference.ids import PlanHash, PlanId
@@ -30,7 +30,7 @@ _TOKEN: Final = object()
 class ExecutionPlan:
     """Payload + hash (+ process-local authority and trusted weights, never serialized)."""
 
-    __slots__ = ("_authority", "_json", "_payload", "_payload_wire", "_plan_hash", "_weights")
+    __slots__ = ("_authority", "_canonical_payload", "_json", "_payload", "_payload_wire", "_plan_hash", "_weights")
 
     def __init__(
         self,
@@ -49,6 +49,7 @@ class ExecutionPlan:
         self._authority = authority
         self._weights = weights
         self._json: bytes | None = None
+        self._canonical_payload: bytes | None = None
 
     @classmethod
     def _assemble(
@@ -121,6 +122,12 @@ class ExecutionPlan:
         value = json.loads(self.to_json())
         assert isinstance(value, dict)
         return value
+
+    def payload_canonical_bytes(self, *, context: str) -> bytes:
+        """Canonical bytes of the payload's JSON value (computed once; the value is immutable)."""
+        if self._canonical_payload is None:
+            self._canonical_payload = canonical_bytes(self._payload_wire, context=context, trusted=True)
+        return self._canonical_payload
 
     def to_json(self) -> bytes:
         """Compact declaration-order bytes; more than 16 MiB -> ``Serialization``."""

@@ -11,6 +11,12 @@ execution_weights)``:
 4. ``rebuilt.plan_hash != wire plan_hash`` -> ``PlanHashMismatch{expected: rebuilt, actual: wire}``;
 5. the **rebuilt** plan is returned.
 
+``from_json_validated(data, ...)`` first rebuilds; when ``data`` is byte for byte the rebuilt
+plan's ``to_json()`` it returns the rebuilt plan (what decode + revalidate return for those
+bytes, since a built plan's wire always decodes to itself). Otherwise, or when the rebuild
+fails, it runs the full path in its order (decode, schema, rebuild, compare), reusing a
+successful rebuild, so every rejection keeps its kind, message and place.
+
 Defaults (no retention, ``TrustedExecutionWeightPlan.identity(family)``) give plain
 ``revalidate``; a plan built with retention or non-identity weights revalidates only
 when the same trusted inputs are supplied. ``validate_against`` is §9.3.
@@ -18,10 +24,9 @@ when the same trusted inputs are supplied. ``validate_against`` is §9.3.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Final
 
-from reference.canonical import canonical_bytes
 from reference.catalog.catalog import CapabilityCatalog
 from reference.errors import PlanHashMismatch, invalid_plan
 from reference.model.prepared import PreparedModelFamily
@@ -38,6 +43,7 @@ __all__ = [
     "compare_with_rebuild",
     "from_json_validated",
     "revalidate",
+    "revalidate_wire",
     "validate_against",
 ]
 
@@ -63,8 +69,8 @@ def _rebuild(
 
 def compare_with_rebuild(unvalidated: UnvalidatedExecutionPlan, rebuilt: ExecutionPlan) -> ExecutionPlan:
     """Steps 3-5 against an already rebuilt plan: payload JSON values, then hashes; the rebuilt plan."""
-    untrusted = canonical_bytes(unvalidated.payload.to_wire(), context=_UNTRUSTED_CONTEXT, trusted=True)
-    trusted = canonical_bytes(rebuilt.payload.to_wire(), context=_REBUILT_CONTEXT, trusted=True)
+    untrusted = unvalidated.payload_canonical_bytes(context=_UNTRUSTED_CONTEXT)
+    trusted = rebuilt.payload_canonical_bytes(context=_REBUILT_CONTEXT)
     if untrusted != trusted:
         raise invalid_plan(DIFFERS_FROM_REBUILD)
     if rebuilt.plan_hash != unvalidated.plan_hash:
@@ -98,16 +104,36 @@ def from_json_validated(
     completion_retention: CompletionRetentionSpec | Iterable[str] = (),
     execution_weights: TrustedExecutionWeightPlan | None = None,
 ) -> ExecutionPlan:
-    """``decode_untrusted`` then ``revalidate``."""
-    return revalidate(
-        decode_untrusted(data),
-        family,
-        catalog,
-        policy,
-        resolutions,
-        completion_retention=completion_retention,
-        execution_weights=execution_weights,
-    )
+    """``decode_untrusted`` then ``revalidate`` (outcomes of that order; exact bytes take the fast path)."""
+
+    def rebuild() -> ExecutionPlan:
+        return _rebuild(family, catalog, policy, resolutions, completion_retention, execution_weights)
+
+    return revalidate_wire(data, rebuild)
+
+
+def revalidate_wire(data: bytes | bytearray | memoryview, rebuild: Callable[[], ExecutionPlan]) -> ExecutionPlan:
+    """Decode ``data``, check its schema, then compare it with ``rebuild()``: the outcome of that order.
+
+    ``rebuild`` is pure (it may raise). It runs first: a wire equal byte for byte to the rebuilt
+    plan's ``to_json()`` is that plan. On any other wire, or when ``rebuild`` raises, the steps run
+    in their order (the decode's rejection first) with the rebuilt plan reused when there is one.
+    ``decode_untrusted`` already refuses every schema but 8.1, so the schema check cannot fail
+    after it and its place relative to the rebuild's own errors is immaterial.
+    """
+    raw = bytes(data)
+    rebuilt: ExecutionPlan | None = None
+    try:
+        rebuilt = rebuild()
+        if rebuilt.to_json() == raw:
+            return rebuilt
+    except Exception:  # the full path below raises it again, in its place
+        pass
+    unvalidated = decode_untrusted(raw)
+    check_plan_schema(unvalidated.schema())
+    if rebuilt is None:
+        rebuilt = rebuild()
+    return compare_with_rebuild(unvalidated, rebuilt)
 
 
 def validate_against(

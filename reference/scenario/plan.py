@@ -13,19 +13,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from reference.catalog.catalog import CapabilityCatalog
 from reference.ids import ProgramValueId
 from reference.model.prepared import PreparedModelFamily
 from reference.plan.build import build_execution_plan
-from reference.plan.decode import decode_untrusted
 from reference.plan.execution_plan import ExecutionPlan
 from reference.plan.request import CompletionRetentionSpec
-from reference.plan.revalidate import revalidate
+from reference.plan.revalidate import revalidate_wire
 from reference.policy.runtime_policy import RuntimePolicy
 from reference.resolution.node_resolution import PlanNodeResolution
 from reference.scenario.document import SCENARIO_CONTEXT, ScenarioDocument
+from reference.scenario.memo import ScenarioMemo
 from reference.scenario.resolve import scenario_resolutions
 from reference.scenario.sections import scenario_catalog, scenario_family, scenario_policy, scenario_weights
 from reference.weights.trusted import TrustedExecutionWeightPlan
@@ -61,7 +61,14 @@ def _document(scenario: Mapping[str, Any] | ScenarioDocument) -> ScenarioDocumen
 
 
 def scenario_trusted_inputs(scenario: Mapping[str, Any] | ScenarioDocument) -> ScenarioTrustedInputs:
-    """Scenario -> family -> catalog -> policy -> weights selection -> resolutions (first failure wins)."""
+    """Scenario -> family -> catalog -> policy -> weights selection -> resolutions (first failure wins).
+
+    Memoized per process by the scenario's canonical bytes (``reference.scenario.memo``).
+    """
+    return _TRUSTED_INPUTS(scenario)
+
+
+def _trusted_inputs(scenario: Mapping[str, Any] | ScenarioDocument) -> ScenarioTrustedInputs:
     doc = _document(scenario)
     family = scenario_family(doc)
     catalog = scenario_catalog(doc)
@@ -74,21 +81,21 @@ def scenario_trusted_inputs(scenario: Mapping[str, Any] | ScenarioDocument) -> S
     return ScenarioTrustedInputs(family, catalog, policy, resolutions, retention, weights)
 
 
+_TRUSTED_INPUTS: Final = ScenarioMemo(_trusted_inputs)
+
+
 def build_scenario_plan(scenario: Mapping[str, Any] | ScenarioDocument) -> ExecutionPlan:
-    """The scenario's execution plan (its wire is ``plan.to_json()``)."""
-    return scenario_trusted_inputs(scenario).build()
+    """The scenario's execution plan (its wire is ``plan.to_json()``); memoized like the trusted inputs."""
+    return _PLANS(scenario)
+
+
+_PLANS: Final = ScenarioMemo(lambda scenario: scenario_trusted_inputs(scenario).build())
 
 
 def revalidate_scenario_wire(scenario: Mapping[str, Any] | ScenarioDocument, wire: bytes) -> ExecutionPlan:
-    """Decode ``wire`` untrusted, then revalidate it against the scenario's trusted inputs; the rebuilt plan."""
-    unvalidated = decode_untrusted(wire)
-    inputs = scenario_trusted_inputs(scenario)
-    return revalidate(
-        unvalidated,
-        inputs.family,
-        inputs.catalog,
-        inputs.policy,
-        inputs.resolutions,
-        completion_retention=inputs.completion_retention,
-        execution_weights=inputs.execution_weights,
-    )
+    """Decode ``wire`` untrusted, then revalidate it against the scenario's trusted inputs; the rebuilt plan.
+
+    The outcome of that order (``revalidate_wire``): a decode rejection comes before any scenario
+    or build error, and the schema check before the rebuild's errors.
+    """
+    return revalidate_wire(wire, lambda: build_scenario_plan(scenario))

@@ -14,18 +14,21 @@ from typing import Any
 from harness.protocol.description import BackendDescription, Implementation
 from reference.api import OperationNotSupported, PreparedFamily, WeightPlanSelection
 from reference.canonical import canonical_bytes, direct_bytes, fingerprint, sha256_hex
-from reference.errors import error_from_dict
+from reference.errors import InvalidIdentity, error_from_dict
 from reference.runtime.ledger import LedgerReport
 from reference.runtime.result import ExecuteResult
 from tests.broken.base import ReferenceBackend, Scenario
 
 ALL_OPERATIONS = (
     "build_plan",
+    "check_identity",
+    "compile_plan",
     "describe",
     "execute",
     "fingerprint_catalog",
     "prepare_family",
     "revalidate",
+    "revalidate_family",
     "select_weight_plan",
 )
 
@@ -80,6 +83,18 @@ class FullFake:
     def select_weight_plan(self, scenario: Scenario) -> WeightPlanSelection:
         _check(scenario, "select_weight_plan")
         return WeightPlanSelection(direct_bytes(dict(scenario)), fingerprint(dict(scenario)))
+
+    def revalidate_family(self, scenario: Scenario, wire: bytes) -> str:
+        _check(scenario, "revalidate_family")
+        return sha256_hex(b"family\0" + wire + canonical_bytes(dict(scenario)))
+
+    def compile_plan(self, scenario: Scenario, options: Any) -> bytes:
+        _check(scenario, "compile_plan")
+        return canonical_bytes({"options": options, "scenario": dict(scenario)}) + b"\xfe"
+
+    def check_identity(self, identity_kind: str, value: str) -> None:
+        if not value:
+            raise InvalidIdentity(identity_kind=identity_kind, value=value, reason="empty")
 
     def execute(self, scenario: Scenario, inputs: Any, replays: int) -> ExecuteResult:
         _check(scenario, "execute")

@@ -82,8 +82,10 @@ PLANNING = [name for name, op in OPERATIONS.items() if not op.mandatory]
 
 
 def params_for(operation: str, scenario: dict[str, Any], wire: bytes) -> dict[str, Any]:
+    """The operation's declared probe with ``scenario`` and ``wire`` in place of its scenario and wire."""
     declared = OPERATIONS[operation]
-    args: tuple[Any, ...] = (scenario, wire) if operation == "revalidate" else (scenario,)
+    given = {"scenario": scenario, "wire_base64": wire}
+    args = [given.get(param.name, probe) for param, probe in zip(declared.params, declared.probe, strict=True)]
     return declared.encode_params(declared.bind(args, {}))
 
 
@@ -108,7 +110,8 @@ def _seed_params(operation: str) -> dict[str, Any]:
     from seeds.scenarios import plan_fixture_scenario
 
     scenario = plan_fixture_scenario(0)
-    wire = api.build_plan(scenario) if operation == "revalidate" else b""
+    wires = {"revalidate": api.build_plan, "revalidate_family": lambda s: api.prepare_family(s).wire}
+    wire = wires[operation](scenario) if operation in wires else b""
     return params_for(operation, scenario, wire)
 
 

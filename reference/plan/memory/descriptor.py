@@ -9,7 +9,7 @@ constructor and requires the wire ``pool_id`` to be the derived one (``Serializa
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Final
 
@@ -47,6 +47,7 @@ class PoolCompatibilityKey:
     logical_layout_fingerprint: str
     alignment_bytes: int
     version: ContractVersion = POOL_KEY_VERSION
+    _pool_id: list[DynamicBackingPoolId] = field(default_factory=list, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         check_uint(self.alignment_bytes, 64, "PoolCompatibilityKey.alignment_bytes")
@@ -68,7 +69,10 @@ class PoolCompatibilityKey:
         return cls(storage.profile, usage, element_type, storage.logical_layout_fingerprint, alignment_bytes)
 
     def pool_id(self) -> DynamicBackingPoolId:
-        return pool_id_for(self.to_wire())
+        """``pool_id_for`` of the key's wire (derived once: the key is immutable)."""
+        if not self._pool_id:
+            self._pool_id.append(pool_id_for(self.to_wire()))
+        return self._pool_id[0]
 
     def to_wire(self) -> dict[str, Any]:
         return {

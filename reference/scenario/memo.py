@@ -1,0 +1,69 @@
+"""A bounded per-process memo of pure scenario computations, keyed by the scenario's canonical bytes.
+
+Building a scenario's trusted inputs or plan is a pure function of the scenario document, so a
+result computed once stands for every later call with byte-identical canonical JSON. A contract
+rejection (``VNextError``) is memoized too and raised again as the same error (kind, fields and
+message), so the first failure of a repeated call is the first failure of the first call. Any
+other exception is not memoized. A scenario with no canonical form (or a typed document) is
+computed directly. The oldest entry is dropped beyond ``size`` entries.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from typing import Any, Generic, TypeVar
+
+from reference.canonical import canonical_bytes
+from reference.errors import VNextError
+
+__all__ = ["ScenarioMemo"]
+
+T = TypeVar("T")
+
+
+class ScenarioMemo(Generic[T]):
+    """``compute(scenario)`` memoized by the canonical bytes of ``scenario`` (at most ``size`` entries)."""
+
+    __slots__ = ("_compute", "_entries", "_size")
+
+    def __init__(self, compute: Callable[[Any], T], size: int = 16) -> None:
+        self._compute = compute
+        self._size = size
+        self._entries: OrderedDict[bytes, tuple[T | None, VNextError | None]] = OrderedDict()
+
+    def __call__(self, scenario: Any) -> T:
+        key = _key(scenario)
+        if key is None:
+            return self._compute(scenario)
+        entry = self._entries.get(key)
+        if entry is not None:
+            self._entries.move_to_end(key)
+            value, error = entry
+            if error is not None:
+                raise error.with_traceback(None)
+            return value  # type: ignore[return-value]
+        try:
+            value = self._compute(scenario)
+        except VNextError as exc:
+            self._store(key, (None, exc))
+            raise
+        self._store(key, (value, None))
+        return value
+
+    def _store(self, key: bytes, entry: tuple[T | None, VNextError | None]) -> None:
+        self._entries[key] = entry
+        while len(self._entries) > self._size:
+            self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+
+def _key(scenario: Any) -> bytes | None:
+    if not isinstance(scenario, Mapping):
+        return None
+    try:
+        return canonical_bytes(dict(scenario), context="scenario memo key")
+    except VNextError:
+        return None

@@ -1,0 +1,87 @@
+"""``ScenarioMemo``: results and contract rejections memoized by the scenario's canonical bytes."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from reference.errors import InvalidExecutionPlan, VNextError, invalid_plan
+from reference.scenario.memo import ScenarioMemo
+from reference.scenario.plan import _trusted_inputs, build_scenario_plan, scenario_trusted_inputs
+from seeds.scenarios import sequential_scratch_scenario
+
+
+class Counting:
+    def __init__(self, fail_on: str | None = None) -> None:
+        self.calls: list[Any] = []
+        self.fail_on = fail_on
+
+    def __call__(self, scenario: Any) -> tuple[str, ...]:
+        self.calls.append(scenario)
+        if self.fail_on is not None and self.fail_on in scenario:
+            raise invalid_plan(f"refused {self.fail_on} #{len(self.calls)}")
+        if "bug" in scenario:
+            raise RuntimeError(f"bug #{len(self.calls)}")
+        return tuple(sorted(scenario))
+
+
+def test_equal_canonical_json_is_one_computation() -> None:
+    compute = Counting()
+    memo = ScenarioMemo(compute)
+    first = memo({"b": 1, "a": [1, 2]})
+    assert memo({"a": [1, 2], "b": 1}) is first
+    assert len(compute.calls) == 1
+    assert memo({"a": [1, 3], "b": 1}) == first and len(compute.calls) == 2
+
+
+def test_a_rejection_is_memoized_as_the_same_error() -> None:
+    compute = Counting(fail_on="bad")
+    memo = ScenarioMemo(compute)
+    with pytest.raises(InvalidExecutionPlan) as first:
+        memo({"bad": 1})
+    with pytest.raises(InvalidExecutionPlan) as second:
+        memo({"bad": 1})
+    assert len(compute.calls) == 1
+    assert second.value.to_dict() == first.value.to_dict()
+    assert "#1" in str(second.value)
+
+
+def test_other_exceptions_and_non_json_scenarios_are_not_memoized() -> None:
+    compute = Counting()
+    memo = ScenarioMemo(compute)
+    for expected in ("bug #1", "bug #2"):
+        with pytest.raises(RuntimeError, match=expected):
+            memo({"bug": 1})
+    memo({"a": (1, 2)})
+    memo({"a": (1, 2)})
+    memo(["not", "a", "mapping"])
+    assert len(compute.calls) == 5
+
+
+def test_the_memo_is_bounded_and_drops_the_oldest() -> None:
+    compute = Counting()
+    memo = ScenarioMemo(compute, size=2)
+    memo({"a": 1})
+    memo({"b": 1})
+    memo({"a": 1})  # refreshed
+    memo({"c": 1})  # drops b
+    memo({"a": 1})
+    memo({"b": 1})
+    assert [sorted(c) for c in compute.calls] == [["a"], ["b"], ["c"], ["b"]]
+
+
+def test_scenario_plans_are_memoized_and_equal_a_fresh_build() -> None:
+    scenario = sequential_scratch_scenario()
+    plan = build_scenario_plan(scenario)
+    assert build_scenario_plan(copy.deepcopy(scenario)) is plan
+    assert scenario_trusted_inputs(copy.deepcopy(scenario)) is scenario_trusted_inputs(scenario)
+    assert _trusted_inputs(scenario).build().to_json() == plan.to_json()
+    broken = {**scenario, "catalog": {"not": "a catalog"}}
+    errors = []
+    for _ in range(2):
+        with pytest.raises(VNextError) as caught:
+            build_scenario_plan(broken)
+        errors.append(caught.value.to_dict())
+    assert errors[0] == errors[1]
