@@ -126,14 +126,16 @@ def _unknown_field(chooser: Chooser, target: PlanTarget) -> Forgery | None:
     key = pick(chooser, ["unknown_field", "x_extra", "_"])
     forged = replaced(raw, path, {**get_at(raw, path), key: pick(chooser, [0, None, "x", {}, []])})
     rehash = bool(path) and chooser.below(2) == 1
-    return forgery(
-        "unknown_field",
-        "05 §9.1 step 4-5: deny_unknown_fields / canonical round trip",
-        SERIALIZATION,
-        seal(forged, rehash),
-        target,
-        _path_text((*path, key)),
+    wire = seal(forged, rehash)
+    # A struct refuses the member; a map (``component_sources``) may take it as one more entry, which the
+    # rebuild comparison then refuses.
+    kind = _decode_verdict(wire)
+    rule = (
+        "05 §9.1 step 4-5: deny_unknown_fields / canonical round trip"
+        if kind == SERIALIZATION
+        else "05 §9.2 step 3: a map entry the semantic rebuild does not have"
     )
+    return forgery("unknown_field", rule, kind, wire, target, _path_text((*path, key)))
 
 
 def _integer_as_float(chooser: Chooser, target: PlanTarget) -> Forgery | None:
