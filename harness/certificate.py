@@ -268,10 +268,7 @@ def write_certificate(path: Path, document: Mapping[str, Any]) -> Path:
     if document.get("sha256") != _digest(document):
         raise CertificateError("the certificate is not sealed")
     data = canonical_bytes(dict(document), context="certificate")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with files.start(path).open("wb") as out:
-        out.write(data)
-    files.publish(path)
+    files.replace_with(path, data)
     return path
 
 

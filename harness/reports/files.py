@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import tempfile
 from pathlib import Path
 
-__all__ = ["partial_path", "publish", "start", "write_text"]
+__all__ = ["partial_path", "publish", "replace_with", "start", "write_text"]
 
 
 def partial_path(path: Path) -> Path:
@@ -39,3 +40,18 @@ def write_text(path: Path, text: str) -> None:
     with start(path).open("w", encoding="utf-8") as out:
         out.write(text)
     publish(path)
+
+
+def replace_with(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` through a temporary file of its own (concurrent writers of one path
+    never share a temporary file; the last rename wins, and a reader sees one whole file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise

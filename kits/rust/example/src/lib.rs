@@ -10,8 +10,9 @@ use serde_json::Value;
 use vnext_conformance_kit::canonical::canonical_bytes;
 use vnext_conformance_kit::client::{ClientError, ExecClient};
 use vnext_conformance_kit::{
-    Backend, CatalogFingerprint, ExecuteParams, ExecuteResult, Implementation, OpError, OpResult, Operation, PlanHash,
-    PlanWire, PreparedFamily, RawScenario, RevalidateParams, ScenarioParams, WeightPlan,
+    Backend, CatalogFingerprint, CheckIdentityParams, CompilePlanParams, ExecuteParams, ExecuteResult,
+    FamilyFingerprint, IdentityChecked, Implementation, OpError, OpResult, Operation, PlanHash, PlanWire,
+    PreparedFamily, RawScenario, RevalidateParams, ScenarioParams, WeightPlan,
 };
 
 /// `describe.implementation` of this example.
@@ -102,6 +103,18 @@ impl Backend for Forwarding {
 
     fn select_weight_plan(&mut self, params: ScenarioParams) -> OpResult<WeightPlan> {
         self.forward(Operation::SelectWeightPlan, &params.scenario, &params)
+    }
+
+    fn revalidate_family(&mut self, params: RevalidateParams) -> OpResult<FamilyFingerprint> {
+        self.forward(Operation::RevalidateFamily, &params.scenario, &params)
+    }
+
+    fn compile_plan(&mut self, params: CompilePlanParams) -> OpResult<PlanWire> {
+        self.forward(Operation::CompilePlan, &params.scenario, &params)
+    }
+
+    fn check_identity(&mut self, params: CheckIdentityParams) -> OpResult<IdentityChecked> {
+        self.server.call(Operation::CheckIdentity, &params)
     }
 
     fn execute(&mut self, params: ExecuteParams) -> OpResult<ExecuteResult> {
