@@ -67,7 +67,7 @@ def _is_controller(config: pytest.Config) -> bool:
 
 
 def _junit_to_partial(config: pytest.Config) -> Path | None:
-    """Point pytest's JUnit writer at ``<path>.partial`` (published at unconfigure); the final path."""
+    """Point pytest's JUnit writer at ``<path>.<pid>.partial`` (published at unconfigure); the final path."""
     try:
         from _pytest.junitxml import xml_key
     except ImportError:  # pragma: no cover - pytest internals moved

@@ -1,9 +1,10 @@
 """Report files that a reader never sees stale or half-written.
 
-A report is written to ``<name>.partial`` beside its final path (any previous report at the
-final path is removed when the run starts) and renamed into place when it is complete or the
-run ends, however it ends: a reader finds either no report or a whole one. A run killed
-outright leaves its ``.partial`` file, which holds every record written so far.
+A report is written to ``<name>.<pid>.partial`` beside its final path (any previous report at
+the final path is removed when the run starts) and renamed into place when it is complete or the
+run ends, however it ends: a reader finds either no report or a whole one, and two runs writing
+the same path never write into one file. A run killed outright leaves its ``.partial`` file,
+which holds every record written so far.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ __all__ = ["partial_path", "publish", "replace_with", "start", "write_text"]
 
 
 def partial_path(path: Path) -> Path:
-    return path.with_name(path.name + ".partial")
+    """This process's file for the report ``path`` while it is written."""
+    return path.with_name(f"{path.name}.{os.getpid()}.partial")
 
 
 def start(path: Path) -> Path:

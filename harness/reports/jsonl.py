@@ -1,7 +1,7 @@
 """Case outcomes and the JSON-lines report (schemas/protocol/report.json).
 
 One ``header`` record, one ``case`` record per finished case, one ``footer``
-record with totals. Records are flushed as they are written to ``<path>.partial``,
+record with totals. Records are flushed as they are written to ``<path>.<pid>.partial``,
 which is renamed to ``<path>`` when the run ends (``harness.reports.files``).
 """
 
