@@ -15,7 +15,7 @@ class Exit(enum.IntEnum):
     PASSED = 0
     """every required case passed; a replayed bundle matched; a wire's hash is consistent."""
     FAILED = 1
-    """a case failed; a bundle mismatched; a contract rejection (build, revalidate); an inconsistent wire."""
+    """a case failed; a bundle mismatched; an input the contract refuses (the plan commands); an inconsistent wire."""
     USAGE = 2
     """a bad option, backend spec, missing file or module, unknown suite or case id."""
     UNAVAILABLE = 3
