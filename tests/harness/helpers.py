@@ -54,3 +54,20 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 def cases(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {r["case_id"]: r for r in records if r["record"] == "case"}
+
+
+def directory_snapshot(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` by relative path, read while another process may be adding and deleting entries.
+
+    A directory or file that disappears between listing and reading is left out, as it would be from
+    a snapshot taken a moment later.
+    """
+    found: dict[str, bytes] = {}
+    for folder, _, names in os.walk(root):  # os.walk skips directories that vanish while it walks
+        for name in sorted(names):
+            path = Path(folder, name)
+            try:
+                found[str(path.relative_to(root))] = path.read_bytes()
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+    return dict(sorted(found.items()))

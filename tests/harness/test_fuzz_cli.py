@@ -19,7 +19,7 @@ from pathlib import Path
 
 from harness.certificate import read_certificate
 from harness.cli.exits import Exit
-from tests.harness.helpers import PYTHON, env, read_jsonl
+from tests.harness.helpers import PYTHON, directory_snapshot, env, read_jsonl
 
 _WAIT = 600.0
 
@@ -33,7 +33,7 @@ def _worker_examples(cache: Path) -> int:
 
 
 def _saved(shared: Path) -> dict[str, bytes]:
-    return {str(path): path.read_bytes() for path in shared.rglob("*") if path.is_file()} if shared.exists() else {}
+    return directory_snapshot(shared)  # the workers are adding and deleting entries meanwhile
 
 
 def test_fuzz_stops_cleanly_on_sigterm_and_keeps_its_findings(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 
 from harness.fuzz.database import REDIS_KEY_PREFIX
-from tests.harness.helpers import PYTHON, ROOT, env
+from tests.harness.helpers import PYTHON, ROOT, directory_snapshot, env
 from tests.harness.sharing_worker import THRESHOLD
 
 _TIMEOUT = 300.0
@@ -43,10 +43,6 @@ def _worker(mode: str, local: Path, shared: str | None = None, *, read_only: boo
     assert done.returncode == 0, done.stderr[-3000:]
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
-
-
-def _directory_snapshot(root: Path) -> dict[str, bytes]:
-    return {str(path.relative_to(root)): path.read_bytes() for path in sorted(root.rglob("*")) if path.is_file()}
 
 
 def _check_sharing(tmp_path: Path, shared: str, snapshot: Callable[[], object]) -> None:
@@ -68,7 +64,7 @@ def _check_sharing(tmp_path: Path, shared: str, snapshot: Callable[[], object]) 
 
 def test_two_workers_share_a_failure_through_a_directory_database(tmp_path: Path) -> None:
     shared = tmp_path / "shared"
-    _check_sharing(tmp_path, str(shared), lambda: _directory_snapshot(shared) if shared.exists() else {})
+    _check_sharing(tmp_path, str(shared), lambda: directory_snapshot(shared))
 
 
 # --------------------------------------------------------------------------- Redis
