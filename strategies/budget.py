@@ -172,7 +172,10 @@ def with_policy(
     sequences: int | None = None,
     tokens: int | None = None,
 ) -> dict[str, Any]:
-    """The scenario with its resolved policy's numbers replaced (a ``resolved_fields`` document, unchecked)."""
+    """The scenario with its resolved policy's numbers replaced (a ``resolved_fields`` document, unchecked).
+
+    The other sections are shared with ``scenario``, not copied: callers never change a section in place.
+    """
     fields = _policy_fields(scenario["policy"])
     memory, admission = fields["memory"], fields["admission"]
     if capacity is not None:
@@ -183,14 +186,15 @@ def with_policy(
         memory["maximum_active_sequences"] = sequences
     if tokens is not None:
         admission["maximum_scheduled_tokens"] = tokens
-    out = copy.deepcopy(dict(scenario))
+    out = dict(scenario)
     out["policy"] = {"kind": "resolved_fields", "fields": fields}
     return out
 
 
 def with_device_memory(scenario: Mapping[str, Any], total_memory_bytes: int) -> dict[str, Any]:
     """The scenario with the catalog device's ``total_memory_bytes`` replaced."""
-    out = copy.deepcopy(dict(scenario))
+    out = dict(scenario)
+    out["catalog"] = copy.deepcopy(dict(scenario["catalog"]))
     out["catalog"]["device"]["total_memory_bytes"] = total_memory_bytes
     return out
 

@@ -1,7 +1,10 @@
-"""A bounded per-process memo of pure scenario computations, keyed by the scenario's canonical bytes.
+"""A bounded per-process memo of pure scenario computations, keyed by canonical bytes.
 
-Building a scenario's trusted inputs or plan is a pure function of the scenario document, so a
-result computed once stands for every later call with byte-identical canonical JSON. A contract
+Building a scenario's trusted inputs or plan is a pure function of the scenario document (and a
+section's contract object a pure function of that section), so a result computed once stands for
+every later call whose key has byte-identical canonical JSON: the whole scenario by default, or
+the part ``key`` selects (the family section for the prepared family, the catalog section for the
+catalog). A contract
 rejection (``VNextError``) is memoized too and raised again as the same error (kind, fields and
 message), so the first failure of a repeated call is the first failure of the first call. Any
 other exception is not memoized. A scenario with no canonical form (or a typed document) is
@@ -14,7 +17,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar
 
-from reference.canonical import canonical_bytes
+from reference.canonical import JsonValue, canonical_bytes
 from reference.errors import VNextError
 
 __all__ = ["ScenarioMemo"]
@@ -23,17 +26,23 @@ T = TypeVar("T")
 
 
 class ScenarioMemo(Generic[T]):
-    """``compute(scenario)`` memoized by the canonical bytes of ``scenario`` (at most ``size`` entries)."""
+    """``compute(scenario)`` memoized by the canonical bytes of ``key(scenario)`` (at most ``size`` entries).
 
-    __slots__ = ("_compute", "_entries", "_size")
+    Without ``key`` the scenario itself is the key, when it is a mapping.
+    """
 
-    def __init__(self, compute: Callable[[Any], T], size: int = 16) -> None:
+    __slots__ = ("_compute", "_entries", "_key_of", "_size")
+
+    def __init__(
+        self, compute: Callable[[Any], T], size: int = 16, key: Callable[[Any], JsonValue] | None = None
+    ) -> None:
         self._compute = compute
         self._size = size
+        self._key_of = key
         self._entries: OrderedDict[bytes, tuple[T | None, VNextError | None]] = OrderedDict()
 
     def __call__(self, scenario: Any) -> T:
-        key = _key(scenario)
+        key = _key(scenario if self._key_of is None else self._key_of(scenario))
         if key is None:
             return self._compute(scenario)
         entry = self._entries.get(key)

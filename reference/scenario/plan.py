@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from reference.canonical import JsonValue
 from reference.catalog.catalog import CapabilityCatalog
 from reference.ids import ProgramValueId
 from reference.model.prepared import PreparedModelFamily
@@ -70,8 +71,8 @@ def scenario_trusted_inputs(scenario: Mapping[str, Any] | ScenarioDocument) -> S
 
 def _trusted_inputs(scenario: Mapping[str, Any] | ScenarioDocument) -> ScenarioTrustedInputs:
     doc = _document(scenario)
-    family = scenario_family(doc)
-    catalog = scenario_catalog(doc)
+    family = _FAMILIES(doc)
+    catalog = _CATALOGS(doc)
     policy = scenario_policy(doc)
     catalog, weights = scenario_weights(doc, family, catalog)
     resolutions = scenario_resolutions(doc, family, catalog, policy, execution_weights=weights)
@@ -81,6 +82,14 @@ def _trusted_inputs(scenario: Mapping[str, Any] | ScenarioDocument) -> ScenarioT
     return ScenarioTrustedInputs(family, catalog, policy, resolutions, retention, weights)
 
 
+def _family_section(doc: ScenarioDocument) -> JsonValue:
+    return {"document": dict(doc.family_document), "raw_config": doc.raw_config, "profile": doc.numerical_profile}
+
+
+#: The prepared family and the catalog of a scenario, each memoized by its own section: scenarios
+#: that differ only in their policy, registry or resolutions share them.
+_FAMILIES: Final = ScenarioMemo(scenario_family, key=_family_section)
+_CATALOGS: Final = ScenarioMemo(scenario_catalog, key=lambda doc: dict(doc.catalog))
 _TRUSTED_INPUTS: Final = ScenarioMemo(_trusted_inputs)
 
 

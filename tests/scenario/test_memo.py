@@ -8,9 +8,13 @@ from typing import Any
 import pytest
 
 from reference.errors import InvalidExecutionPlan, VNextError, invalid_plan
+from reference.scenario.document import ScenarioDocument
 from reference.scenario.memo import ScenarioMemo
-from reference.scenario.plan import _trusted_inputs, build_scenario_plan, scenario_trusted_inputs
+from reference.scenario.plan import ScenarioTrustedInputs, _trusted_inputs, build_scenario_plan, scenario_trusted_inputs
+from reference.scenario.resolve import scenario_resolutions
+from reference.scenario.sections import scenario_catalog, scenario_family, scenario_policy, scenario_weights
 from seeds.scenarios import sequential_scratch_scenario
+from strategies.budget import policy_knobs, with_policy
 
 
 class Counting:
@@ -60,6 +64,16 @@ def test_other_exceptions_and_non_json_scenarios_are_not_memoized() -> None:
     assert len(compute.calls) == 5
 
 
+def test_a_key_function_selects_the_part_that_keys_the_result() -> None:
+    compute = Counting()
+    memo = ScenarioMemo(compute, key=lambda scenario: scenario["section"])
+    first = memo({"section": {"x": 1}, "other": 1})
+    assert memo({"other": 2, "section": {"x": 1}}) is first
+    assert len(compute.calls) == 1
+    memo({"section": {"x": 2}, "other": 1})
+    assert len(compute.calls) == 2
+
+
 def test_the_memo_is_bounded_and_drops_the_oldest() -> None:
     compute = Counting()
     memo = ScenarioMemo(compute, size=2)
@@ -85,3 +99,22 @@ def test_scenario_plans_are_memoized_and_equal_a_fresh_build() -> None:
             build_scenario_plan(broken)
         errors.append(caught.value.to_dict())
     assert errors[0] == errors[1]
+
+
+def _unmemoized(scenario: dict[str, Any]) -> ScenarioTrustedInputs:
+    doc = ScenarioDocument.from_wire(scenario)
+    family, catalog, policy = scenario_family(doc), scenario_catalog(doc), scenario_policy(doc)
+    catalog, weights = scenario_weights(doc, family, catalog)
+    resolutions = scenario_resolutions(doc, family, catalog, policy, execution_weights=weights)
+    retention = _trusted_inputs(scenario).completion_retention
+    return ScenarioTrustedInputs(family, catalog, policy, resolutions, retention, weights)
+
+
+def test_scenarios_differing_in_their_policy_share_the_family_and_catalog_and_build_the_same_plans() -> None:
+    scenario = sequential_scratch_scenario()
+    other = with_policy(scenario, capacity=policy_knobs(scenario).capacity + 4096)
+    first, second = _trusted_inputs(scenario), _trusted_inputs(other)
+    assert second.family is first.family and second.catalog is first.catalog
+    assert second.policy != first.policy
+    for each in (scenario, other):
+        assert _trusted_inputs(each).build().to_json() == _unmemoized(each).build().to_json()
