@@ -161,17 +161,22 @@ def parse_path(text: str, document: Any) -> Path:
     return tuple(out)
 
 
+def _dropping(key: str) -> Replace:
+    return lambda obj: {k: v for k, v in obj.items() if k != key}
+
+
+def _renaming(key: str) -> Replace:
+    return lambda obj: {(k + DANGLING_SUFFIX if k == key else k): v for k, v in obj.items()}
+
+
 def _object_mutations(value: Mapping[str, Any]) -> Iterator[tuple[str, Replace]]:
     for key in value:
-        yield f"drop:{key}", lambda obj, key=key: {k: v for k, v in obj.items() if k != key}
+        yield f"drop:{key}", _dropping(key)
     if UNKNOWN_MEMBER not in value:
         yield "unknown_member", lambda obj: {**obj, UNKNOWN_MEMBER: 0}
     for key in value:
         if "." in key and key + DANGLING_SUFFIX not in value:
-            yield (
-                f"rekey:{key}",
-                lambda obj, key=key: {(k + DANGLING_SUFFIX if k == key else k): v for k, v in obj.items()},
-            )
+            yield f"rekey:{key}", _renaming(key)
 
 
 def mutations_at(value: Any) -> Iterator[tuple[str, Replace]]:
@@ -235,7 +240,7 @@ class Cell:
     def scenario(self) -> dict[str, Any]:
         """The base scenario with this cell's mutation applied."""
         document = _base(self.base)
-        value = document
+        value: Any = document
         for part in self.path:
             value = value[part]
         for name, replace in mutations_at(value):
