@@ -154,6 +154,15 @@ def local(target: str, replacer: Callable[[Any], Any]) -> Patch:
     return Patch(target, replacer, everywhere=False)
 
 
+def _requirement_may_be_empty(original: Any) -> Callable[..., None]:
+    """``DynamicStorageRequirement.__init__`` accepting an empty profile list."""
+
+    def init(self: Any, profiles: Any) -> None:
+        object.__setattr__(self, "accepted_profiles", tuple(sorted(set(profiles))))
+
+    return init
+
+
 LAX: dict[str, Lax] = {
     # fingerprints and hashes
     "catalog_fingerprint_ignores_engines": Lax(
@@ -356,6 +365,25 @@ LAX: dict[str, Lax] = {
         ),
         "rejection_matrix",
         select="resolution_rejection_matrix",
+    ),
+    # document mutations: decoding and constructor checks of the scenario's sections
+    "tensor_contract_unchecked": Lax(
+        "03 §3.2 tensor contract validation",
+        skip("reference.catalog.tensor_contract:TensorContract.validate"),
+        "document_mutations",
+        select="test_document_mutation and catalog",
+    ),
+    "resolved_tensor_unchecked": Lax(
+        "03 resolved tensor spec validation",
+        skip("reference.model.tensor:validate_resolved_tensor"),
+        "document_mutations",
+        select="test_document_mutation and resolutions",
+    ),
+    "storage_requirement_may_be_empty": Lax(
+        "03 §6.1 dynamic storage requirement construction",
+        (Patch("reference.catalog.storage:DynamicStorageRequirement.__init__", _requirement_may_be_empty),),
+        "document_mutations",
+        select="test_document_mutation and accepted_profiles",
     ),
 }
 
