@@ -228,6 +228,42 @@ def _operation_scenario(**changes: Any) -> dict[str, Any]:
     return _scenario(catalog_value=catalog_with_operation(dataclasses.replace(operation(), **changes)))
 
 
+U64_MAX = (1 << 64) - 1
+
+
+def _overflowing_arena() -> dict[str, Any]:
+    """The split family with u8 components of 2^63 - 1 and 2^63 bytes (one u8 weight of u64::MAX
+    elements, which an operation input of range ``1..=u64::MAX`` accepts): the second component's
+    offset aligns up to 2^63, so its arena end is 2^64."""
+    base = operation()
+    weight = TensorContract(
+        (RangeDimension(1, U64_MAX),), frozenset({ElementType.U8}), (ContiguousLayout(),), TensorAccess.READ, NoAlias()
+    )
+    scenario = _scenario(
+        family="fixed_schema",
+        catalog_value=catalog_with_operation(
+            dataclasses.replace(base, inputs=(base.inputs[0], weight, base.inputs[2]))
+        ),
+        family_params={"schema": split_schema()},
+    )
+    document = scenario["family"]["document"]
+    left, right = (1 << 63) - 1, 1 << 63
+    schema = document["weight_schema"]
+    for component, extent in zip(schema["components"], (left, right), strict=True):
+        component["dimensions"] = [extent]
+        component["encoding"] = {"dense": {"element_type": "u8"}}
+    (tensor,) = schema["tensors"]
+    tensor["dimensions"] = [U64_MAX]
+    tensor["logical_element_type"] = "u8"
+    first, second = tensor["physical_layout"]["composite"]["parts"]
+    first["extents"] = [left]
+    second["logical_offsets"] = [left]
+    second["extents"] = [right]
+    for entry in document["program"]["weights"]:
+        entry["tensor"] = {"dimensions": [U64_MAX], "element_type": "u8", "layout": "contiguous"}
+    return scenario
+
+
 #: (scenario, options, the phrase the reference's reason carries, rules). Each breaks one compiler rule of
 #: 05 §7.13 steps 0-1 (options against the program, concrete tensors, output inference); every one is
 #: ``InvalidExecutionPlan``.
@@ -285,6 +321,12 @@ COMPILER_CELLS: dict[str, Callable[[], tuple[dict[str, Any], dict[str, Any], str
         _options(),
         "output layout is ambiguous",
         (),
+    ),
+    "weight_arena_overflows_u64": lambda: (
+        _overflowing_arena(),
+        _options(),
+        "weight arena byte range overflows u64",
+        ("05.7.13/arena_layout",),
     ),
     "output_stride_symbol_unbound": lambda: (
         _operation_scenario(outputs=(_output(layouts=(StridedLayout((SymbolStride("s"),)),)),)),
@@ -469,3 +511,41 @@ def test_reusable_policy_cells_match_the_reference(backend: BackendUnderTest, or
     got = error_of(lambda: backend.compile_plan(scenario, _options()))
     assert got is not None, f"{cell}: the backend compiles a plan; the reference gives {want}"
     assert got == want, f"{cell}: the backend gives {got}, the reference {want}"
+
+
+def _requiring(major: int, minor: int) -> dict[str, Any]:
+    """``_scenario()`` whose node (and numerical profile) require ``operation.main`` at ``major.minor``."""
+    scenario = _scenario()
+    document = scenario["family"]["document"]
+    version = {"major": major, "minor": minor}
+    document["program"]["blocks"][0]["nodes"][0]["required_version"] = version
+    for profile in document["numerical_profiles"]["profiles"]:
+        for entry in profile["operations"]:
+            entry["version"] = dict(version)
+    return scenario
+
+
+@pytest.mark.requires("compile_plan")
+@pytest.mark.rules(
+    "01.6/incompatible_operation_version_fields",
+    "03.11.4/node_operation_version_first",
+    "04.9/step12_operation_version_mismatch_is_iov",
+)
+@pytest.mark.parametrize(("major", "minor"), [(1, 1), (2, 0)])
+def test_a_node_requiring_a_newer_operation_is_refused_with_its_versions(
+    backend: BackendUnderTest, oracle: Any, major: int, minor: int
+) -> None:
+    """The catalog's ``operation.main`` is 1.0: a node requiring 1.1 or 2.0 is IncompatibleOperationVersion."""
+    scenario = _requiring(major, minor)
+    want = error_of(lambda: oracle.compile_plan(scenario, _options()))
+    assert want == {
+        "kind": "incompatible_operation_version",
+        "node_id": "node.main",
+        "operation_id": "operation.main",
+        "required_major": major,
+        "required_minor": minor,
+        "available_major": 1,
+        "available_minor": 0,
+    }
+    got = error_of(lambda: backend.compile_plan(scenario, _options()))
+    assert got == want, f"the backend gives {got}, the reference {want}"
