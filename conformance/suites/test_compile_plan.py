@@ -11,7 +11,6 @@ alignment failures must be the reference's errors.
 from __future__ import annotations
 
 import copy
-import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -21,21 +20,13 @@ from conformance.suites.contract_errors import error_of
 from harness.cases import exercise
 from harness.under_test import BackendUnderTest
 from reference.api import VNextError, loads_strict, sha256_hex
-from reference.catalog.catalog import CapabilityCatalog
-from reference.catalog.element_type import ElementType
-from reference.catalog.tensor_contract import (
-    ContiguousLayout,
-    ExactBytesStride,
-    ExactDimension,
-    NoAlias,
-    RangeDimension,
-    StridedLayout,
-    SymbolDimension,
-    SymbolStride,
-    TensorAccess,
-    TensorContract,
+from seeds.catalogs import (
+    catalog,
+    catalog_with_main_inputs,
+    catalog_with_main_output,
+    catalog_with_u8_range_weight,
+    planning_document,
 )
-from seeds.catalogs import catalog, catalog_with_operation, operation, planning_document
 from seeds.scenarios import seed_scenario
 from seeds.weights import split_schema
 from strategies.policy import reusable_bucket
@@ -55,7 +46,7 @@ def _options(tensor_specs: dict[str, Any] | None = None, **extra: Any) -> dict[s
 def _scenario(
     behavior: str = "correct",
     family: str = "test",
-    catalog_value: CapabilityCatalog | None = None,
+    catalog_value: Any = None,
     family_params: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     cat = catalog() if catalog_value is None else catalog_value
@@ -212,20 +203,10 @@ def test_malformed_options_are_a_decode_error_before_the_scenario(
 
 # --------------------------------------------------------------------------- one rule-breaking input per cell
 
-WRITE = TensorAccess.WRITE
 
-
-def _output(
-    dimensions: tuple[Any, ...] = (ExactDimension(4),),
-    element_types: tuple[ElementType, ...] = (ElementType.F32,),
-    layouts: tuple[Any, ...] = (ContiguousLayout(),),
-) -> TensorContract:
-    return TensorContract(dimensions, frozenset(element_types), layouts, WRITE, NoAlias())
-
-
-def _operation_scenario(**changes: Any) -> dict[str, Any]:
-    """``_scenario()`` over ``catalog()`` whose ``operation.main`` has ``changes`` (the provider follows it)."""
-    return _scenario(catalog_value=catalog_with_operation(dataclasses.replace(operation(), **changes)))
+def _catalog_scenario(cat: Any) -> dict[str, Any]:
+    """``_scenario()`` over the seed catalog ``cat`` (its provider row follows its operation)."""
+    return _scenario(catalog_value=cat)
 
 
 U64_MAX = (1 << 64) - 1
@@ -235,16 +216,8 @@ def _overflowing_arena() -> dict[str, Any]:
     """The split family with u8 components of 2^63 - 1 and 2^63 bytes (one u8 weight of u64::MAX
     elements, which an operation input of range ``1..=u64::MAX`` accepts): the second component's
     offset aligns up to 2^63, so its arena end is 2^64."""
-    base = operation()
-    weight = TensorContract(
-        (RangeDimension(1, U64_MAX),), frozenset({ElementType.U8}), (ContiguousLayout(),), TensorAccess.READ, NoAlias()
-    )
     scenario = _scenario(
-        family="fixed_schema",
-        catalog_value=catalog_with_operation(
-            dataclasses.replace(base, inputs=(base.inputs[0], weight, base.inputs[2]))
-        ),
-        family_params={"schema": split_schema()},
+        family="fixed_schema", catalog_value=catalog_with_u8_range_weight(), family_params={"schema": split_schema()}
     )
     document = scenario["family"]["document"]
     left, right = (1 << 63) - 1, 1 << 63
@@ -293,31 +266,31 @@ COMPILER_CELLS: dict[str, Callable[[], tuple[dict[str, Any], dict[str, Any], str
         (),
     ),
     "node_arity_differs": lambda: (
-        _operation_scenario(inputs=operation().inputs[:2]),
+        _catalog_scenario(catalog_with_main_inputs(2)),
         _options(),
         "arity differs from operation `operation.main`",
         (),
     ),
     "output_dtype_ambiguous": lambda: (
-        _operation_scenario(outputs=(_output(element_types=(ElementType.F32, ElementType.F16)),)),
+        _catalog_scenario(catalog_with_main_output("several_dtypes")),
         _options(),
         "output dtype is ambiguous",
         (),
     ),
     "output_range_dimension_ambiguous": lambda: (
-        _operation_scenario(outputs=(_output(dimensions=(RangeDimension(1, 8),)),)),
+        _catalog_scenario(catalog_with_main_output("range_dimension")),
         _options(),
         "output dimension is ambiguous",
         (),
     ),
     "output_symbol_dimension_unbound": lambda: (
-        _operation_scenario(outputs=(_output(dimensions=(SymbolDimension("n"),)),)),
+        _catalog_scenario(catalog_with_main_output("symbol_dimension")),
         _options(),
         "output dimension is ambiguous",
         (),
     ),
     "output_layout_ambiguous": lambda: (
-        _operation_scenario(outputs=(_output(layouts=(ContiguousLayout(), StridedLayout((ExactBytesStride(4),)))),)),
+        _catalog_scenario(catalog_with_main_output("several_layouts")),
         _options(),
         "output layout is ambiguous",
         (),
@@ -329,7 +302,7 @@ COMPILER_CELLS: dict[str, Callable[[], tuple[dict[str, Any], dict[str, Any], str
         ("05.7.13/arena_layout",),
     ),
     "output_stride_symbol_unbound": lambda: (
-        _operation_scenario(outputs=(_output(layouts=(StridedLayout((SymbolStride("s"),)),)),)),
+        _catalog_scenario(catalog_with_main_output("stride_symbol")),
         _options(),
         "stride symbol is unresolved",
         (),
@@ -355,7 +328,7 @@ def test_compiler_rule_cells_match_the_reference(backend: BackendUnderTest, orac
 @pytest.mark.requires("compile_plan")
 def test_a_several_dtype_output_compiles_with_an_explicit_tensor(backend: BackendUnderTest, oracle: Any) -> None:
     """The ambiguity of ``output_dtype_ambiguous`` is the compiler's only objection: an explicit tensor compiles."""
-    scenario = _operation_scenario(outputs=(_output(element_types=(ElementType.F32, ElementType.F16)),))
+    scenario = _catalog_scenario(catalog_with_main_output("several_dtypes"))
     _compiled(backend, oracle, scenario, _options({"value.input": INPUT, "value.output": INPUT}))
 
 

@@ -21,14 +21,7 @@ import pytest
 from conformance.suites.contract_errors import error_of
 from harness.under_test import BackendUnderTest
 from reference.api import VNextError
-from reference.documents.catalog import catalog_to_document
-from reference.ids import OperationId
-from seeds.catalogs import (
-    catalog_with_capability_partitioned_storage,
-    contiguous_storage_profile,
-    paged_storage_profile,
-)
-from seeds.scenarios import sequential_scratch_scenario
+from seeds.scenarios import partitioned_storage_scenario
 from strategies.budget import BASES, base_scenario
 from strategies.cases import Rejection
 from strategies.catalog_rejections import CATALOG_OPERATORS, catalog_rejections
@@ -110,36 +103,13 @@ def test_resolution_rejection_matrix(
 # --------------------------------------------------------------------------- joint provider/storage selection
 
 
-def _partitioned_scenario(first: str | None, second: str | None) -> dict[str, Any]:
-    """SequentialScratchFamily over ``catalog_with_capability_partitioned_storage()`` (a paged-only and a
-    contiguous-only provider), the policy ordering paged before contiguous; ``node.first`` / ``node.second``
-    require the given extra capability (``None``: none)."""
-    cat = catalog_with_capability_partitioned_storage()
-    scenario = sequential_scratch_scenario()
-    scenario["catalog"] = catalog_to_document(cat)
-    (estimator,) = scenario["registry"]["estimators"]
-    scenario["registry"]["estimators"] = [
-        {**estimator, "provider_id": provider.provider_id.value}
-        for provider in cat.providers[OperationId("operation.main")]
-    ]
-    fields = {key: value for key, value in scenario["policy"]["wire"].items() if key != "fingerprint"}
-    fields["memory"]["dynamic_storage_profile_order"] = [
-        paged_storage_profile(4096).to_wire(),
-        contiguous_storage_profile().to_wire(),
-    ]
-    scenario["policy"] = {"kind": "resolved_fields", "fields": fields}
-    for resolution, capability in zip(scenario["resolutions"], (first, second), strict=True):
-        resolution["required_capabilities"] = [] if capability is None else [capability]
-    return scenario
-
-
 @pytest.mark.requires("build_plan")
 def test_nodes_sharing_a_resource_with_disjoint_storage_have_no_joint_selection(
     backend: BackendUnderTest, oracle: BackendUnderTest
 ) -> None:
     """05 §6.2: ``node.first`` can only bind its output paged, ``node.second`` its input contiguous; they share
     ``value.intermediate``'s resource, so no assignment of providers and profiles satisfies both."""
-    scenario = _partitioned_scenario("capability.a", "capability.b")
+    scenario = partitioned_storage_scenario("capability.a", "capability.b")
     with pytest.raises(VNextError) as info:
         oracle.build_plan(scenario)
     raw = info.value.to_dict()
