@@ -43,6 +43,7 @@ __all__ = [
     "policy_fields",
     "policy_rejections",
     "resolved_policies",
+    "reusable_bucket",
     "reusable_policy_wires",
 ]
 
@@ -88,6 +89,11 @@ def _bucket(class_id: str, sequences: int, tokens: int, pages: int) -> dict[str,
     capacity: dict[str, JsonValue] = {"maximum_sequences": sequences, "maximum_tokens": tokens, "maximum_pages": pages}
     material = {"domain": BUCKET_ID_DOMAIN, "class_id": class_id, "capacity": capacity}
     return {"bucket_id": BUCKET_ID_PREFIX + fingerprint(material), "class_id": class_id, "capacity": capacity}
+
+
+def reusable_bucket(class_id: str, sequences: int, tokens: int, pages: int) -> dict[str, JsonValue]:
+    """A ``ReusableExecutionBucketSpec`` wire with its derived bucket id."""
+    return _bucket(class_id, sequences, tokens, pages)
 
 
 @st.composite

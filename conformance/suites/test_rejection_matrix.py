@@ -20,6 +20,8 @@ import pytest
 
 from conformance.suites.contract_errors import error_of
 from harness.under_test import BackendUnderTest
+from reference.api import VNextError
+from seeds.scenarios import partitioned_storage_scenario
 from strategies.budget import BASES, base_scenario
 from strategies.cases import Rejection
 from strategies.catalog_rejections import CATALOG_OPERATORS, catalog_rejections
@@ -96,3 +98,23 @@ def test_resolution_rejection_matrix(
     got = error_of(lambda: backend.build_plan(scenario))
     assert got is not None, f"{base}/{operator}: the backend builds a plan; the reference gives {want}"
     assert got == want, f"{base}/{operator}: the backend gives {got}, the reference {want}"
+
+
+# --------------------------------------------------------------------------- joint provider/storage selection
+
+
+@pytest.mark.requires("build_plan")
+def test_nodes_sharing_a_resource_with_disjoint_storage_have_no_joint_selection(
+    backend: BackendUnderTest, oracle: BackendUnderTest
+) -> None:
+    """05 §6.2: ``node.first`` can only bind its output paged, ``node.second`` its input contiguous; they share
+    ``value.intermediate``'s resource, so no assignment of providers and profiles satisfies both."""
+    scenario = partitioned_storage_scenario("capability.a", "capability.b")
+    with pytest.raises(VNextError) as info:
+        oracle.build_plan(scenario)
+    raw = info.value.to_dict()
+    assert raw["kind"] == "invalid_execution_plan" and "no compatible assignment" in raw["reason"], raw
+    want = error_of(lambda: oracle.build_plan(scenario))
+    got = error_of(lambda: backend.build_plan(scenario))
+    assert got is not None, f"the backend builds a plan; the reference gives {want}"
+    assert got == want, f"the backend gives {got}, the reference {want}"

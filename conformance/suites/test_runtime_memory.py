@@ -24,6 +24,7 @@ from typing import Any, Final
 import pytest
 
 from conformance.corpus import plan_scenarios
+from conformance.suites.contract_errors import error_of
 from harness.under_test import BackendUnderTest
 from reference.api import (
     OUT_OF_PLAN_PROBES,
@@ -231,3 +232,34 @@ def test_wrong_input_length_is_a_contract_error(backend: BackendUnderTest, oracl
         except VNextError as exc:
             kinds.append(exc.kind)
     assert kinds == ["invalid_execution_plan", "invalid_execution_plan"]
+
+
+#: Execute requests broken one way each (harness/PROTOCOL.md §5.2): (inputs change, replays, reason phrase).
+EXECUTE_REQUEST_CELLS: Final[dict[str, tuple[str, int, str]]] = {
+    "unknown_input": ("unknown", 1, "`value.unknown` is not a program input"),
+    "missing_input": ("missing", 1, "program input `value.input` needs 16 bytes, got None"),
+    "zero_replays": ("none", 0, "execute runs 1..=64 replays"),
+    "replays_over_64": ("none", 65, "execute runs 1..=64 replays"),
+}
+
+
+@pytest.mark.requires("execute")
+@pytest.mark.parametrize("cell", sorted(EXECUTE_REQUEST_CELLS))
+def test_malformed_execute_requests_match_the_reference(
+    backend: BackendUnderTest, oracle: BackendUnderTest, cell: str
+) -> None:
+    change, replays, phrase = EXECUTE_REQUEST_CELLS[cell]
+    scenario = _scenarios()["plan_fixture_0"]
+    inputs = dict(default_inputs(scenario_plan(scenario)))
+    if change == "unknown":
+        inputs["value.unknown"] = b"\x00" * 4
+    elif change == "missing":
+        inputs.clear()
+    with pytest.raises(VNextError) as info:
+        oracle.execute(scenario, inputs, replays)
+    raw = info.value.to_dict()
+    assert raw["kind"] == "invalid_execution_plan" and phrase in raw["reason"], f"{cell}: the reference gives {raw}"
+    want = error_of(lambda: oracle.execute(scenario, inputs, replays))
+    got = error_of(lambda: backend.execute(scenario, inputs, replays))
+    assert got is not None, f"{cell}: the backend executes; the reference gives {want}"
+    assert got == want, f"{cell}: the backend gives {got}, the reference {want}"

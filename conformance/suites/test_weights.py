@@ -16,9 +16,11 @@ from typing import Any
 
 import pytest
 
+from conformance.suites.contract_errors import error_of
+from harness.cases import exercise
 from harness.under_test import BackendUnderTest
-from reference.api import VNextError, fingerprint, loads_strict
-from seeds.scenarios import seed_scenario
+from reference.api import VNextError, default_inputs, fingerprint, loads_strict, scenario_plan
+from seeds.scenarios import seed_scenario, weights_plan_scenario
 from seeds.weights import seed_materializer_document, split_schema
 
 IDENTITY_DESCRIPTOR = {
@@ -113,3 +115,131 @@ def test_rejections_match_reference(backend: BackendUnderTest, oracle: Any, scen
     want = _kind(lambda: oracle.select_weight_plan(scenario))
     assert want == "invalid_execution_plan", "seed 002 rejects every one of these with InvalidExecutionPlan"
     assert _kind(lambda: backend.select_weight_plan(scenario)) == want
+
+
+# --------------------------------------------------------------------------- one rule-breaking selection per cell
+
+
+def _derived(**changes: Any) -> dict[str, Any]:
+    """The split family with the seed's derived-components materializer document, ``changes`` applied."""
+    document = {**seed_materializer_document("derived_components"), **copy.deepcopy(changes)}
+    selection = {"registry": {"materializers": [document]}, "materializer_id": DERIVED, "augment_catalog": True}
+    return seed_scenario("derived", family="fixed_schema", family_params={"schema": split_schema()}, weights=selection)
+
+
+def _sources(**changes: list[str]) -> dict[str, list[str]]:
+    sources = {"weight.execution.left": ["weight.component.left"], "weight.execution.right": ["weight.component.right"]}
+    return {**sources, **changes}
+
+
+def _catalog_descriptor_differs() -> dict[str, Any]:
+    scenario = _derived()
+    scenario["weights"]["augment_catalog"] = False
+    descriptor = seed_materializer_document("derived_components")["descriptor"]
+    scenario["catalog"]["weight_materializers"][DERIVED] = {**descriptor, "implementation_fingerprint": "7" * 64}
+    return scenario
+
+
+#: (scenario, expected kind, the phrase the reference's reason or message carries, rules): the trusted
+#: weight plan disagreeing with its family or catalog in one way each (05 §10.3-§10.7).
+SELECTION_CELLS: dict[str, Any] = {
+    "component_sources_not_an_object": lambda: (
+        _derived(component_sources=[]),
+        "serialization",
+        "component_sources must be a JSON object",
+        (),
+    ),
+    "default_sources_for_a_derived_component": lambda: (
+        _derived(component_sources=None),
+        "invalid_execution_plan",
+        "must declare sources for derived component",
+        ("05.10.3/identity_component_sources_default",),
+    ),
+    "source_map_misses_a_component": lambda: (
+        _derived(component_sources={"weight.execution.left": ["weight.component.left"]}),
+        "invalid_execution_plan",
+        "component source map is incomplete",
+        ("05.10.7/structure_source_map_keys",),
+    ),
+    "source_list_empty": lambda: (
+        _derived(component_sources=_sources(**{"weight.execution.right": []})),
+        "invalid_execution_plan",
+        "component source map is incomplete",
+        ("05.10.7/structure_source_lists",),
+    ),
+    "source_list_duplicate": lambda: (
+        _derived(
+            component_sources=_sources(**{"weight.execution.right": ["weight.component.right"] * 2}),
+        ),
+        "invalid_execution_plan",
+        "contains duplicate sources",
+        ("05.10.7/structure_source_lists",),
+    ),
+    "source_not_in_family": lambda: (
+        _derived(component_sources=_sources(**{"weight.execution.right": ["weight.component.unknown"]})),
+        "invalid_execution_plan",
+        "references unknown source component",
+        ("05.10.7/family_sources_exist",),
+    ),
+    "required_source_unreferenced": lambda: (
+        _derived(component_sources=_sources(**{"weight.execution.right": ["weight.component.left"]})),
+        "invalid_execution_plan",
+        "is not represented in the execution weight plan",
+        ("05.10.7/family_required_components_referenced",),
+    ),
+    "catalog_descriptor_differs": lambda: (
+        _catalog_descriptor_differs(),
+        "invalid_execution_plan",
+        "differs from its capability catalog descriptor",
+        ("05.10.4/select_descriptor_equals_catalog",),
+    ),
+}
+
+
+def _reason(error: VNextError) -> str:
+    raw = error.to_dict()
+    return str(raw.get("reason", raw.get("message", "")))
+
+
+@pytest.mark.requires("select_weight_plan")
+@pytest.mark.parametrize("cell", sorted(SELECTION_CELLS))
+def test_selection_cells_match_the_reference(backend: BackendUnderTest, oracle: Any, cell: str) -> None:
+    scenario, kind, phrase, rules = SELECTION_CELLS[cell]()
+    exercise(*rules)
+    with pytest.raises(VNextError) as info:
+        oracle.select_weight_plan(scenario)
+    assert info.value.kind == kind, f"{cell}: the reference gives {info.value.to_dict()}"
+    assert phrase in _reason(info.value), f"{cell}: the reference refuses for another reason"
+    want = error_of(lambda: oracle.select_weight_plan(scenario))
+    got = error_of(lambda: backend.select_weight_plan(scenario))
+    assert got is not None, f"{cell}: the backend selects a plan; the reference gives {want}"
+    assert got == want, f"{cell}: the backend gives {got}, the reference {want}"
+
+
+#: Materializer faults (the returned group perturbed) and the phrase of the reference's refusal (05 §10.6).
+MATERIALIZE_FAULTS: dict[str, tuple[str, str]] = {
+    "drop_last": ("returned 0 payloads for 1 execution components", "05.10.6/materialize_payload_count"),
+    "duplicate_first": ("returned 2 payloads for 1 execution components", "05.10.6/materialize_payload_count"),
+    "source_payload": ("returned invalid or reordered payload", "05.10.6/materialize_payload_fields"),
+}
+
+
+@pytest.mark.requires("execute")
+@pytest.mark.parametrize("materializer", ["padded_dense", "derived_components"])
+@pytest.mark.parametrize("fault", sorted(MATERIALIZE_FAULTS))
+def test_a_faulty_materializer_is_refused_when_weights_are_materialized(
+    backend: BackendUnderTest, oracle: Any, materializer: str, fault: str
+) -> None:
+    phrase, rule = MATERIALIZE_FAULTS[fault]
+    exercise(rule)
+    scenario = weights_plan_scenario(materializer)
+    scenario["weights"]["registry"]["materializers"][0]["fault"] = fault
+    inputs = default_inputs(scenario_plan(scenario))
+    with pytest.raises(VNextError) as info:
+        oracle.execute(scenario, inputs, 1)
+    assert info.value.kind == "invalid_execution_plan", f"{fault}: the reference gives {info.value.to_dict()}"
+    assert phrase in _reason(info.value), f"{fault}: the reference refuses for another reason"
+    want = error_of(lambda: oracle.execute(scenario, inputs, 1))
+    got = error_of(lambda: backend.execute(scenario, inputs, 1))
+    assert got is not None, f"{materializer}/{fault}: the backend executes; the reference gives {want}"
+    assert got == want, f"{materializer}/{fault}: the backend gives {got}, the reference {want}"
