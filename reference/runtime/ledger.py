@@ -69,7 +69,9 @@ class LedgerReport:
             obj.u64("final_resident_bytes"),
         )
         if any(v > report.peak_bytes for v in by_usage.values()):
-            raise Serialization(context, f"{path}: a per-usage peak exceeds the total peak")
+            raise Serialization(  # rule: 01.3.6/decode_invalid_identity
+                context, f"{path}: a per-usage peak exceeds the total peak"
+            )
         return report
 
 
