@@ -386,7 +386,7 @@ class BoundedShapeBucketsFormula(ProviderWorkspaceSizeFormula):
                 f"needs 1..={MAX_PROVIDER_WORKSPACE_SHAPE_BUCKETS} buckets"
             )
         if not buckets_are_canonical(self.buckets):
-            raise _invalid(  # rule: 04.7.1/buckets_count_limit
+            raise _invalid(  # rule: 04.7.1/buckets_strictly_growing, 04.7.1/buckets_bytes_nondecreasing
                 "buckets must grow monotonically with non-decreasing bytes"
             )
 
