@@ -49,7 +49,7 @@ class ContractVersion:
     def from_wire(cls, raw: Any, *, context: str = "decode contract version") -> ContractVersion:
         """Lenient about extra keys, strict about the two fields' types and ranges."""
         if not isinstance(raw, dict):
-            raise Serialization(  # rule: 01.2/contract_version_above_u16, 01.2/contract_version_negative
+            raise Serialization(  # rule: 01.5/struct_wrong_json_type
                 context, f"{cls.__name__} must be a JSON object"
             )
         for name in ("major", "minor"):

@@ -56,7 +56,7 @@ def _invalid(reason: str) -> InvalidExecutionPlan:
 
 def _uint(value: Any, bits: int, name: str) -> int:
     if not fits_uint(value, bits):
-        raise _invalid(f"field `{name}` {value!r} is not a u{bits}")  # rule: 04.7.1/fixed_bytes_nonzero
+        raise _invalid(f"field `{name}` {value!r} is not a u{bits}")  # rule: 01.5/unsigned_rejects_out_of_range
     return value
 
 
@@ -152,7 +152,7 @@ class ProviderWorkspaceSizeFormula:
         work = WorkShape(*shape)
         total = self._bytes(work)
         if total == 0:
-            raise _invalid(f"evaluates to zero bytes for shape {tuple(work)}")  # rule: 04.7.1/evaluate_revalidates
+            raise _invalid(f"evaluates to zero bytes for shape {tuple(work)}")  # rule: 04.7.1/evaluate_zero_result
         return total
 
     @property
@@ -239,7 +239,7 @@ class ActualSequencesFormula(ProviderWorkspaceSizeFormula):
             raise _invalid("bytes_per_sequence must be non-zero")  # rule: 04.7.1/actual_sequences_nonzero
 
     def _bytes(self, shape: WorkShape) -> int:
-        return checked_mul(  # rule: 04.7.1/actual_sequences_nonzero
+        return checked_mul(  # rule: 04.7.1/bound_demand_overflow
             self.bytes_per_sequence,
             shape.sequences,
             error=partial(invalid_plan, "actual-sequence workspace bytes overflows u64"),
@@ -265,7 +265,7 @@ class TokensFormula(ProviderWorkspaceSizeFormula):
             raise _invalid("bytes_per_token must be non-zero")  # rule: 04.7.1/tokens_nonzero
 
     def _bytes(self, shape: WorkShape) -> int:
-        return checked_mul(  # rule: 04.7.1/tokens_nonzero
+        return checked_mul(  # rule: 04.7.1/bound_demand_overflow
             self.bytes_per_token, shape.tokens, error=partial(invalid_plan, "token workspace bytes overflows u64")
         )
 
@@ -297,13 +297,13 @@ class AffineFormula(ProviderWorkspaceSizeFormula):
 
     def _bytes(self, shape: WorkShape) -> int:
         overflow = partial(invalid_plan, "affine workspace bytes overflows u64")
-        per_sequence = checked_mul(  # rule: 04.7.1/affine_coefficient_nonzero
+        per_sequence = checked_mul(  # rule: 04.7.1/bound_demand_overflow
             self.bytes_per_sequence, shape.sequences, error=overflow
         )
-        per_token = checked_mul(  # rule: 04.7.1/affine_coefficient_nonzero
+        per_token = checked_mul(  # rule: 04.7.1/bound_demand_overflow
             self.bytes_per_token, shape.tokens, error=overflow
         )
-        return checked_sum(  # rule: 04.7.1/affine_coefficient_nonzero
+        return checked_sum(  # rule: 04.7.1/bound_demand_overflow
             (self.fixed_bytes, per_sequence, per_token), error=overflow
         )
 
@@ -340,7 +340,7 @@ class PagesFormula(ProviderWorkspaceSizeFormula):
             raise _invalid(  # rule: 04.7.1/evaluate_pages_beyond_maximum
                 f"shape needs {shape.pages} pages, more than {self.maximum_pages}"
             )
-        return checked_mul(  # rule: 04.7.1/evaluate_pages_beyond_maximum
+        return checked_mul(  # rule: 04.7.1/bound_demand_overflow
             self.bytes_per_page, shape.pages, error=partial(invalid_plan, "page workspace bytes overflows u64")
         )
 

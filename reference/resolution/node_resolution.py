@@ -301,7 +301,7 @@ class PlanNodeResolution:
             )
             estimate = estimator.estimate_resources(estimate_request)
             if not isinstance(estimate, OperationResourceEstimate):
-                raise InvalidExecutionPlan(  # rule: 03.6.4/storage_incompatible_dropped, 04.9/step05_node_in_program
+                raise InvalidExecutionPlan(  # rule: 04.9/step13e_estimator_error_propagates
                     reason=f"provider `{provider_id}` estimator returned no resource estimate"
                 )
             plan = ProviderResourcePlan.from_provider_output(descriptor, input_fingerprint, estimate)

@@ -61,7 +61,7 @@ class TokenSpanWork:
                 reason="token span work range exceeds the input"
             )
         if not all(fits_uint(t, 32) for t in tokens):
-            raise InvalidExecutionPlan(reason="token ids must be u32")  # rule: 04.6.1/token_span_empty_input
+            raise InvalidExecutionPlan(reason="token ids must be u32")  # rule: 01.5/unsigned_rejects_out_of_range
         digest = hashlib.sha256(TOKEN_SPAN_WORK_DOMAIN)
         digest.update(struct.pack("<QQQ", len(tokens), start, end))
         digest.update(struct.pack(f"<{len(tokens)}I", *tokens))

@@ -77,7 +77,7 @@ def _range(buffers: Mapping[ResourceId, ReferenceBuffer], binding: ResolvedValue
     for component in binding.storage.components:
         buffer = buffers.get(component.resource_id)
         if buffer is None:
-            raise InvalidExecutionPlan(  # rule: 03.13.2/preflight_descriptor
+            raise InvalidExecutionPlan(  # rule: 03.13.2/execute_runtime_failure
                 reason=f"value `{binding.value_id}` is bound to `{component.resource_id}`, which is not live"
             )
         ranges.append((buffer, component.offset_bytes, component.length_bytes))
@@ -156,7 +156,7 @@ class PlanExecutor:
         fence = self.runtime.submit(self._stream, DeviceCommandBatch.of(phase, commands, node))
         receipt = self.runtime.wait_fence(fence)
         if not receipt.terminal.succeeded:
-            raise InvalidExecutionPlan(  # rule: 03.13.2/preflight_descriptor
+            raise InvalidExecutionPlan(  # rule: 03.13.2/execute_runtime_failure
                 reason=f"device batch failed: {receipt.terminal.error}"
             )
 
@@ -205,7 +205,7 @@ class PlanExecutor:
                 self.weight_payloads[payload.component_id] = data
                 for resource_id, offset, length in placements[payload.component_id]:
                     if length != len(data):
-                        raise InvalidExecutionPlan(  # rule: 03.13.2/preflight_descriptor
+                        raise InvalidExecutionPlan(  # rule: 03.13.2/execute_runtime_failure
                             reason=f"weight component `{payload.component_id}` has {len(data)} B, placed in {length}",
                         )
                     buffer = self._buffers[resource_id]
@@ -282,7 +282,7 @@ class PlanExecutor:
             for binding in node.values:
                 if binding.value_id == value_id and (role is None or binding.role is role):
                     return binding
-        raise InvalidExecutionPlan(  # rule: 03.13.2/preflight_descriptor
+        raise InvalidExecutionPlan(  # rule: 03.13.2/execute_runtime_failure
             reason=f"program value `{value_id}` is not bound by any plan node"
         )
 
@@ -293,7 +293,7 @@ class PlanExecutor:
             binding = self._binding(value_id, ResolvedValueRole.INPUT)
             expected = sum(c.length_bytes for c in binding.storage.components)
             if data is None or len(data) != expected:
-                raise InvalidExecutionPlan(  # rule: 03.13.2/preflight_descriptor
+                raise InvalidExecutionPlan(  # rule: 03.13.2/execute_request_checked
                     reason=f"program input `{value_id}` needs {expected} bytes, got "
                     f"{None if data is None else len(data)}"
                 )
@@ -338,7 +338,7 @@ def execute_plan(
 ) -> ExecutionOutcome:
     """Initialize, run ``replays`` (>= 1) requests, tear down; outputs of the first replay."""
     if type(replays) is not int or replays < 1:
-        raise InvalidExecutionPlan(reason="execute needs at least one replay")  # rule: 03.13.2/preflight_descriptor
+        raise InvalidExecutionPlan(reason="execute needs at least one replay")  # rule: 03.13.2/execute_request_checked
     executor = PlanExecutor(runtime, plan, family, catalog, weight_source)
     executor.initialize()
     runs = [executor.run(inputs) for _ in range(replays)]

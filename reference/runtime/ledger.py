@@ -69,7 +69,7 @@ class LedgerReport:
             obj.u64("final_resident_bytes"),
         )
         if any(v > report.peak_bytes for v in by_usage.values()):
-            raise Serialization(  # rule: 01.3.6/decode_invalid_identity
+            raise Serialization(  # rule: 03.13.2/execute_result_decode
                 context, f"{path}: a per-usage peak exceeds the total peak"
             )
         return report

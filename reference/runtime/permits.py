@@ -116,12 +116,12 @@ class PlanAllocationAuthority:
         reservation = self.reservation(request.resource_id, shape)
         planned = reservation.request
         if request.size_bytes != planned.size_bytes:
-            raise self._refuse(  # rule: 03.13.2/second_permit_refused
+            raise self._refuse(  # rule: 03.13.2/request_equals_reservation
                 f"request for `{request.resource_id}` asks {request.size_bytes} bytes, the plan reserves "
                 f"{planned.size_bytes}"
             )
         if request.alignment_bytes != planned.alignment_bytes:
-            raise self._refuse(  # rule: 03.13.2/second_permit_refused
+            raise self._refuse(  # rule: 03.13.2/request_equals_reservation
                 f"request for `{request.resource_id}` is aligned to {request.alignment_bytes}, the plan reserves "
                 f"{planned.alignment_bytes}"
             )

@@ -48,13 +48,15 @@ class ExecuteResult:
         )
         outputs_raw = obj.raw("outputs")
         if not isinstance(outputs_raw, dict):
-            raise Serialization(context, f"{path}.outputs: expected a JSON object")  # rule: 01.5/struct_wrong_json_type
+            raise Serialization(  # rule: 03.13.2/execute_result_decode
+                context, f"{path}.outputs: expected a JSON object"
+            )
         outputs = {
             str(k): read_base64(v, context=context, path=f"{path}.outputs.{k}") for k, v in sorted(outputs_raw.items())
         }
         digests = obj.array("replay_digests")
         if not 1 <= len(digests) <= MAX_REPLAYS or not all(is_canonical_sha256(d) for d in digests):
-            raise Serialization(  # rule: 01.5/prepared_family_wire_cap, 01.1.1/identity_decode_non_string
+            raise Serialization(  # rule: 03.13.2/execute_result_decode
                 context, f"{path}.replay_digests: expected 1..={MAX_REPLAYS} sha256 hex strings"
             )
         ledger = LedgerReport.from_wire(obj.raw("ledger"), context=context, path=obj.at("ledger"))

@@ -99,7 +99,7 @@ class ScenarioDocument:
         obj = WireObject(raw, fields, type_name="ScenarioDocument", context=context)
         version = obj.u32("scenario_version")
         if version not in SCENARIO_VERSIONS:
-            raise Serialization(  # rule: 01.1.3/numerical_profile_id_decode_error
+            raise Serialization(  # rule: 01.5/document_format_refused
                 context, f"$.scenario_version: unsupported scenario version {version}"
             )
         family = WireObject(
@@ -128,7 +128,7 @@ class ScenarioDocument:
             )
             resolution_registries = obj.uints("resolution_registries", 32)
             if len(resolution_registries) != len(resolutions):
-                raise Serialization(  # rule: 01.1.3/numerical_profile_id_decode_error
+                raise Serialization(  # rule: 01.5/document_format_refused
                     context,
                     f"$.resolution_registries: {len(resolution_registries)} entries for {len(resolutions)} resolutions",
                 )

@@ -27,7 +27,7 @@ def host_length(component: WeightComponentSpec) -> int:
     """``physical_bytes()`` as a host length; beyond the address space is ``InvalidExecutionPlan``."""
     length = component.physical_bytes()
     if length > sys.maxsize:
-        raise InvalidExecutionPlan(  # rule: 03.8.2/estimator_id_charset, 04.5.3/length_nonzero, 04.5.3/end_fits_u64
+        raise InvalidExecutionPlan(  # rule: 03.13.2/execute_runtime_failure
             reason=f"weight component `{component.id}` exceeds the host address space"
         )
     return length
