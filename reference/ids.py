@@ -392,7 +392,7 @@ class PlanHash(Identity):
     @classmethod
     def _validate(cls, value: str) -> None:
         if not (len(value) == 64 and _HEX64.fullmatch(value)):
-            raise InvalidExecutionPlan(  # rule: 01.1.3/plan_hash_core_lowercase_sha256
+            raise InvalidExecutionPlan(  # rule: 01.1.3/plan_hash_decode_rejects_non_canonical
                 reason="plan hash must be a lowercase SHA256"
             )
 

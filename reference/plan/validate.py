@@ -45,7 +45,7 @@ def validate_internal(plan: ExecutionPlan, family: PreparedModelFamily) -> None:
     """Every §9.4 rule; the first failure raises."""
     payload = plan.payload
     if payload.schema != EXECUTION_PLAN_SCHEMA:
-        raise UnsupportedPlanSchema(  # rule: 01.3.6/decode_schema_mismatch, 05.9.5/schema_tamper_even_after_rehash
+        raise UnsupportedPlanSchema(  # rule: 05.9.4/schema_and_hash
             expected_major=EXECUTION_PLAN_SCHEMA.major,
             expected_minor=EXECUTION_PLAN_SCHEMA.minor,
             actual_major=payload.schema.major,
@@ -57,7 +57,7 @@ def validate_internal(plan: ExecutionPlan, family: PreparedModelFamily) -> None:
     if payload.plan_id != plan_id_for_hash(recomputed):
         raise invalid_plan("plan id is not derived from the plan hash")  # rule: 01.3.6/self_check_plan_id_derived
     if not payload.nodes:
-        raise invalid_plan("execution plan has no nodes")  # rule: 05.9.4/provenance, 05.9.4/retained_values
+        raise invalid_plan("execution plan has no nodes")  # rule: 05.9.4/provenance
     if not all(
         is_canonical_sha256(fp)
         for fp in (
@@ -123,7 +123,7 @@ def _validate_pools(plan: ExecutionPlan) -> None:
         growth_ceilings=growth,
     )
     if tuple(derived) != tuple(memory.dynamic_pools):
-        raise invalid_plan(  # rule: 05.9.4/reusable_plan_rederived
+        raise invalid_plan(  # rule: 05.9.4/memory_and_pools
             "dynamic pools are not derived from the descriptors and the plan nodes"
         )
 
@@ -142,25 +142,25 @@ def _validate_node(
     node.selection.validate_evidence()
     validate_work_contract(node.work)
     if node.id in positions:
-        raise invalid_plan(f"plan node `{node.id}` appears twice")  # rule: 05.7.5/workspace_id_estimate_mismatch
+        raise invalid_plan(f"plan node `{node.id}` appears twice")  # rule: 05.9.4/per_node
     if not is_canonical_sha256(node.provider_implementation_fingerprint):
-        raise invalid_plan(  # rule: 05.7.5/workspace_id_estimate_mismatch
+        raise invalid_plan(  # rule: 05.9.4/per_node
             f"plan node `{node.id}` provider implementation fingerprint is not canonical"
         )
     if not strictly_ascending(node.dependencies) or any(positions.get(d, index) >= index for d in node.dependencies):
-        raise invalid_plan(  # rule: 05.7.5/workspace_id_estimate_mismatch
+        raise invalid_plan(  # rule: 05.9.4/per_node
             f"plan node `{node.id}` dependencies are unsorted, duplicated or not earlier nodes"
         )
     if not strictly_ascending([e.state_id for e in node.state_effects]):
-        raise invalid_plan(  # rule: 05.7.5/workspace_id_estimate_mismatch
+        raise invalid_plan(  # rule: 05.9.4/per_node
             f"plan node `{node.id}` state effects are not sorted"
         )
     if not strictly_ascending(node.resources) or any(r not in statics and r not in dynamics for r in node.resources):
-        raise invalid_plan(  # rule: 05.7.5/workspace_id_estimate_mismatch
+        raise invalid_plan(  # rule: 05.9.4/per_node
             f"plan node `{node.id}` resources are unsorted or not memory rows"
         )
     if resources.provider_id != node.selection.selected_provider:
-        raise invalid_plan(  # rule: 05.7.5/workspace_id_estimate_mismatch
+        raise invalid_plan(  # rule: 05.9.4/per_node
             f"plan node `{node.id}` resources belong to another provider"
         )
     expected_ids = {
@@ -168,23 +168,23 @@ def _validate_node(
     }
     closure = {c.resource_id for b in node.values for c in b.storage.components} | set(expected_ids.values())
     if tuple(sorted(closure)) != node.resources:
-        raise invalid_plan(  # rule: 05.7.5/workspace_id_estimate_mismatch
+        raise invalid_plan(  # rule: 05.9.4/per_node
             f"plan node `{node.id}` resources are not its binding and workspace closure"
         )
     effects = derive_state_effects(family.program, node.values)
     if effects != node.state_effects:
-        raise invalid_plan(  # rule: 05.7.5/workspace_id_estimate_mismatch
+        raise invalid_plan(  # rule: 05.9.4/per_node
             f"plan node `{node.id}` state effects are not derived from its bindings"
         )
     for effect in effects:
         if effect.lifetime not in (AllocationLifetime.REQUEST, AllocationLifetime.SEQUENCE, AllocationLifetime.STEP):
-            raise invalid_plan(  # rule: 05.7.5/workspace_id_estimate_mismatch
+            raise invalid_plan(  # rule: 05.9.4/per_node
                 f"state effect of `{effect.state_id}` has an invalid lifetime"
             )
         for state_resource in effect.resource_ids:
             row = dynamics.get(state_resource)
             if row is None or row.lifetime is not effect.lifetime:
-                raise invalid_plan(  # rule: 05.7.5/workspace_id_estimate_mismatch
+                raise invalid_plan(  # rule: 05.9.4/per_node
                     f"state effect resource `{state_resource}` is not a dynamic row with the state lifetime"
                 )
     requirements = dict(resources.workspaces())
@@ -192,7 +192,7 @@ def _validate_node(
         if (resource is None) != (kind not in requirements) or (
             resource is not None and resource != expected_ids[kind]
         ):
-            raise invalid_plan(  # rule: 05.7.5/workspace_id_estimate_mismatch
+            raise invalid_plan(  # rule: 05.9.4/per_node, 05.7.5/workspace_id_estimate_mismatch
                 f"plan node `{node.id}` {kind} workspace id does not match its estimate"
             )
         if resource is not None:
@@ -223,7 +223,7 @@ def _validate_workspace_row(
             or row.storage.logical_layout_fingerprint != workspace_layout_fingerprint()
             or row.kind != expected_kind
         ):
-            raise invalid_plan(  # rule: 05.7.5/workspace_id_estimate_mismatch, 05.9.4/workspace_rows
+            raise invalid_plan(  # rule: 05.9.4/workspace_rows
                 f"persistent workspace row of `{node.id}` differs from its estimate"
             )
         return
@@ -241,6 +241,6 @@ def _validate_workspace_row(
         or not requirement.storage.accepts(descriptor.storage.profile)
         or descriptor.storage.logical_layout_fingerprint != workspace_layout_fingerprint()
     ):
-        raise invalid_plan(  # rule: 05.9.4/workspace_rows, 05.7.5/workspace_id_estimate_mismatch
+        raise invalid_plan(  # rule: 05.9.4/workspace_rows
             f"{kind} workspace row of `{node.id}` differs from its estimate"
         )
