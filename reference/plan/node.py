@@ -313,7 +313,7 @@ class PlanNode:
             try:
                 attribute = AttributeId(key)
             except Exception as exc:
-                raise Serialization(  # rule: 01.3.6/decode_invalid_identity, 01.3.6/decode_header_errors
+                raise Serialization(  # rule: 01.3.6/decode_invalid_identity
                     context, f"{obj.at('attributes')}: invalid attribute id {key!r}: {exc}"
                 ) from None
             attributes[attribute] = SemanticValue.from_wire(value, context, f"{obj.at('attributes')}.{key}")

@@ -64,11 +64,11 @@ class _ValueResource:
 def check_planning_ceilings(inp: MemoryPlanInput) -> None:
     """I9 and the raw capacity gate: ``mas, mst >= 1``; ``0 < cap <= dev``; ``res < cap``."""
     if inp.maximum_active_sequences == 0:
-        raise invalid_plan(  # rule: 05.7.15/i1_policy_capacity_within_device
+        raise invalid_plan(  # rule: 05.7.15/i9_scheduler_ceilings
             "maximum active sequences must be non-zero"
         )
     if inp.maximum_scheduled_tokens == 0:
-        raise invalid_plan(  # rule: 05.7.15/i1_policy_capacity_within_device
+        raise invalid_plan(  # rule: 05.7.15/i9_scheduler_ceilings
             "maximum scheduled tokens must be non-zero"
         )
     cap, res, dev = inp.policy_capacity_bytes, inp.reserve_bytes, inp.device_capacity_bytes

@@ -59,7 +59,7 @@ def _layout_class(layout: JsonValue, context: str) -> JsonValue:
     if tag == "contiguous":
         return "contiguous"
     if not isinstance(content, dict):
-        raise Serialization(  # rule: 01.1.1/identity_decode_non_string, 05.9.1/step2_header_shape
+        raise Serialization(  # rule: 01.5/struct_wrong_json_type
             context, f"$.{tag}: layout variant must be an object"
         )
     if tag == "strided":
