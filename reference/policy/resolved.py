@@ -353,7 +353,7 @@ class ResolvedRuntimePolicy(RuntimePolicy):
         carried = obj.string("fingerprint")
         policy = decode_with(lambda: cls.new(*fields), context=context, path=path)
         if policy.fingerprint_str() != carried:
-            raise Serialization(  # rule: 04.3.1/deny_unknown_top_level_fields
+            raise Serialization(  # rule: 04.3.1/fingerprint_mismatch_rejected
                 context,
                 f"{path}: resolved runtime policy fingerprint mismatch: "
                 f"expected {policy.fingerprint_str()}, actual {carried}",
