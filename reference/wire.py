@@ -45,7 +45,9 @@ T = TypeVar("T")
 def read_uint(raw: Any, *, bits: int, context: str, path: str) -> int:
     """An unsigned integer of ``bits`` bits; bools, floats and negatives are refused."""
     if not fits_uint(raw, bits):
-        raise Serialization(context, f"{path}: expected u{bits}, got {_show(raw)}")  # rule: 01.3.6/decode_type_error
+        raise Serialization(  # rule: 01.5/unsigned_rejects_out_of_range, 01.5/unsigned_rejects_float
+            context, f"{path}: expected u{bits}, got {_show(raw)}"
+        )
     return raw
 
 
@@ -83,7 +85,7 @@ def read_list(raw: Any, *, context: str, path: str, max_items: int | None = None
             context, f"{path}: expected an array, got {_show(raw)}"
         )
     if max_items is not None and len(raw) > max_items:
-        raise Serialization(  # rule: 01.3.6/decode_unknown_field, 01.3.6/decode_type_error
+        raise Serialization(  # rule: 01.5/decoded_array_capped
             context, f"{path}: {len(raw)} items exceed the limit {max_items}"
         )
     return raw
@@ -152,7 +154,7 @@ def read_identity(raw: Any, cls: Callable[[str], T], *, context: str, path: str)
     try:
         return cls(text)
     except (VNextError, ValueError) as exc:
-        raise Serialization(  # rule: 01.3.6/decode_unknown_field, 01.3.6/decode_type_error
+        raise Serialization(  # rule: 01.3.6/decode_invalid_identity, 01.1.1/identity_decode_validates
             context, f"{path}: invalid identity {_show(text)}: {exc}"
         ) from None
 
@@ -197,9 +199,9 @@ def read_base64(raw: Any, *, context: str, path: str) -> bytes:
     try:
         data = base64.b64decode(raw.encode("ascii"), validate=True)
     except (binascii.Error, UnicodeEncodeError):
-        raise Serialization(context, f"{path}: invalid base64") from None  # rule: 01.3.6/decode_unknown_field
+        raise Serialization(context, f"{path}: invalid base64") from None  # rule: 01.5/base64_bytes_canonical
     if base64.b64encode(data).decode("ascii") != raw:
-        raise Serialization(  # rule: 01.3.6/decode_unknown_field, 01.3.6/decode_type_error
+        raise Serialization(  # rule: 01.5/base64_bytes_canonical
             context, f"{path}: base64 is not canonical (padding or trailing bits)"
         )
     return data
