@@ -27,4 +27,4 @@ def read_bounded(path: str | os.PathLike[str], *, max_bytes: int, context: str) 
                 return b"".join(parts)
             parts.append(chunk)
             total += len(chunk)
-    raise Serialization(context, f"input exceeds the limit of {max_bytes} bytes")
+    raise Serialization(context, f"input exceeds the limit of {max_bytes} bytes")  # rule: 01.5/input_read_bounded

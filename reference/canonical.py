@@ -117,26 +117,34 @@ def _scan(value: JsonValue, context: str) -> bool:
             t = type(item)
             if t is dict:
                 if nesting >= MAX_JSON_DEPTH:
-                    raise _too_deep(context, nesting)
+                    raise _too_deep(context, nesting)  # rule: 01.3.3/encoder_rejects_depth_128
                 for key in item:
                     if type(key) is not str:
-                        raise Serialization(context, f"object key must be a string, got {type(key).__name__}")
+                        raise Serialization(  # rule: 01.3.3/encoder_rejects_non_string_keys
+                            context, f"object key must be a string, got {type(key).__name__}"
+                        )
                 push(item.values())
             elif t is list:
                 if nesting >= MAX_JSON_DEPTH:
-                    raise _too_deep(context, nesting)
+                    raise _too_deep(context, nesting)  # rule: 01.3.3/encoder_rejects_depth_128
                 push(item)
             elif t is str or t is bool or item is None:
                 continue
             elif t is int:
                 if item > U64_MAX or item < I64_MIN:
-                    raise Serialization(context, f"integer {preview(item)} is outside the u64/i64 range")
+                    raise Serialization(  # rule: 01.3.3/encoder_rejects_integer_out_of_range
+                        context, f"integer {preview(item)} is outside the u64/i64 range"
+                    )
             elif t is float:
                 if not math.isfinite(item):
-                    raise Serialization(context, "NaN and infinities have no JSON form")
+                    raise Serialization(  # rule: 01.3.3/encoder_rejects_nan
+                        context, "NaN and infinities have no JSON form"
+                    )
                 has_float = True
             else:
-                raise Serialization(context, f"{t.__name__} is not a JSON value")
+                raise Serialization(  # rule: 01.3.3/encoder_rejects_non_json_value
+                    context, f"{t.__name__} is not a JSON value"
+                )
         level = below
         nesting += 1
     return has_float
@@ -207,7 +215,9 @@ def _encode(value: JsonValue, sort_keys: bool, context: str, trusted: bool) -> b
         _write_slow(value, sort_keys, parts)
         return "".join(parts).encode("utf-8")
     except (orjson.JSONEncodeError, UnicodeEncodeError, RecursionError, TypeError) as exc:
-        raise Serialization(context, f"value has no JSON form: {exc}") from None
+        raise Serialization(  # rule: 01.3.3/encoder_rejects_lone_surrogate, 01.3.5/fingerprint_serialization_contexts
+            context, f"value has no JSON form: {exc}"
+        ) from None
 
 
 def canonical_bytes(value: JsonValue, *, context: str = "canonical json", trusted: bool = False) -> bytes:
@@ -320,31 +330,35 @@ def loads_strict(
     """
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
     if max_bytes is not None and len(raw) > max_bytes:
-        raise Serialization(context, f"wire size {len(raw)} exceeds limit {max_bytes}")
+        raise Serialization(context, f"wire size {len(raw)} exceeds limit {max_bytes}")  # rule: 01.3.6/decode_size_cap
     if raw.startswith(_BOM):
-        raise Serialization(context, "a byte-order mark is not JSON")
+        raise Serialization(context, "a byte-order mark is not JSON")  # rule: 05.9.1/step2_not_json
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise Serialization(context, f"invalid UTF-8 at byte {exc.start}") from None
+        raise Serialization(context, f"invalid UTF-8 at byte {exc.start}") from None  # rule: 01.3.3/decode_invalid_utf8
     if depth is None:
         depth = max_depth(raw, limit=MAX_JSON_DEPTH)
     if depth >= MAX_JSON_DEPTH:
-        raise Serialization(context, f"recursion limit exceeded: nesting depth {depth} >= {MAX_JSON_DEPTH}")
+        raise Serialization(  # rule: 01.3.3/decode_nesting_depth_128
+            context, f"recursion limit exceeded: nesting depth {depth} >= {MAX_JSON_DEPTH}"
+        )
     try:
         value, end = _DECODER.raw_decode(text, _skip_ws(text, 0))
     except _Reject as exc:
-        raise Serialization(context, str(exc)) from None
+        raise Serialization(context, str(exc)) from None  # rule: 01.3.3/decode_duplicate_known_field
     except json.JSONDecodeError as exc:
-        raise Serialization(context, f"{exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        raise Serialization(  # rule: 05.9.1/step2_not_json, 01.3.3/decode_raw_control_in_string
+            context, f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from None
     except (RecursionError, ValueError) as exc:
-        raise Serialization(context, f"malformed JSON: {exc}") from None
+        raise Serialization(context, f"malformed JSON: {exc}") from None  # rule: 05.9.1/step2_not_json
     if _skip_ws(text, end) != len(text):
-        raise Serialization(context, "trailing characters after the JSON value")
+        raise Serialization(context, "trailing characters after the JSON value")  # rule: 01.3.3/decode_trailing_data
     if _SURROGATE_ESCAPE.search(text) and _has_surrogate(value):
-        raise Serialization(context, "lone surrogate in a string")
+        raise Serialization(context, "lone surrogate in a string")  # rule: 01.3.3/decode_lone_surrogate
     if not allow_floats and _scan(value, context):
-        raise Serialization(context, "floats are not allowed in this wire")
+        raise Serialization(context, "floats are not allowed in this wire")  # rule: 01.3.3/decode_integer_out_of_range
     return value
 
 

@@ -395,28 +395,36 @@ def error_from_dict(obj: Mapping[str, Any]) -> VNextError:
     Raises ``Serialization`` when the object is not a well-formed error object.
     """
     if not isinstance(obj, Mapping):
-        raise Serialization("decode error object", "error object must be a JSON object")
+        raise Serialization(  # rule: 01.6/error_object_decode
+            "decode error object", "error object must be a JSON object"
+        )
     kind = obj.get("kind")
     cls = ERROR_KINDS.get(kind) if isinstance(kind, str) else None
     if cls is None:
-        raise Serialization("decode error object", f"unknown error kind {preview(kind, 80)}")
+        raise Serialization(  # rule: 01.6/error_object_decode
+            "decode error object", f"unknown error kind {preview(kind, 80)}"
+        )
     if cls is Serialization:
         allowed = {"kind", "context", "message"}
         if set(obj) != allowed:
-            raise Serialization("decode error object", "serialization error needs exactly kind, context, message")
+            raise Serialization(  # rule: 01.6/error_object_decode
+                "decode error object", "serialization error needs exactly kind, context, message"
+            )
         context, message = obj["context"], obj["message"]
         if not isinstance(context, str) or not isinstance(message, str):
-            raise Serialization("decode error object", "context and message must be strings")
+            raise Serialization(  # rule: 01.6/error_object_decode
+                "decode error object", "context and message must be strings"
+            )
         return Serialization(context, message)
     names = [name for name, _ in cls.fields]
     extra = set(obj) - set(names) - {"kind", "message"}
     missing = [name for name in names if name not in obj]
     if extra or missing:
-        raise Serialization(
+        raise Serialization(  # rule: 01.6/error_object_decode
             "decode error object",
             f"{kind}: unknown fields {sorted(extra)}, missing fields {missing}",
         )
     try:
         return cls(**{name: obj[name] for name in names})
     except TypeError as exc:
-        raise Serialization("decode error object", str(exc)) from None
+        raise Serialization("decode error object", str(exc)) from None  # rule: 01.6/error_object_decode

@@ -110,7 +110,7 @@ class Identity:
     def _validate(cls, value: str) -> None:
         reason = _portable_reason(value)
         if reason is not None:
-            raise InvalidIdentity(identity_kind=cls.KIND, value=value, reason=reason)
+            raise InvalidIdentity(identity_kind=cls.KIND, value=value, reason=reason)  # rule: 01.1.1/identity_empty
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable")
@@ -145,11 +145,15 @@ class Identity:
     def from_wire(cls: type[IdT], raw: object, *, context: str = "decode identity") -> IdT:
         """Decode a wire value; any failure is ``Serialization``."""
         if not isinstance(raw, str):
-            raise Serialization(context, f"{cls.__name__} must be a JSON string, got {type(raw).__name__}")
+            raise Serialization(  # rule: 01.1.1/identity_decode_non_string
+                context, f"{cls.__name__} must be a JSON string, got {type(raw).__name__}"
+            )
         try:
             return cls(raw)
         except (InvalidIdentity, InvalidExecutionPlan, InvalidResolvedModelPlan, NumericalProfileIdError) as exc:
-            raise Serialization(context, f"invalid {cls.__name__}: {exc}") from None
+            raise Serialization(  # rule: 01.3.6/decode_invalid_identity
+                context, f"invalid {cls.__name__}: {exc}"
+            ) from None
 
 
 class CapabilityId(Identity):
@@ -315,9 +319,13 @@ class _SingleRangeIdentity(Identity):
     def _validate(cls, value: str) -> None:
         size = len(value.encode("utf-8", "surrogatepass"))
         if size < 1 or size > IDENTITY_MAX_BYTES:
-            raise InvalidIdentity(identity_kind=cls.KIND, value=value, reason=REASON_LENGTH_RANGE)
+            raise InvalidIdentity(  # rule: 01.1.3/attribute_id_length_one_check
+                identity_kind=cls.KIND, value=value, reason=REASON_LENGTH_RANGE
+            )
         if not (value.isascii() and _PORTABLE.fullmatch(value)):
-            raise InvalidIdentity(identity_kind=cls.KIND, value=value, reason=REASON_CHARSET)
+            raise InvalidIdentity(  # rule: 01.1.3/attribute_id_charset
+                identity_kind=cls.KIND, value=value, reason=REASON_CHARSET
+            )
 
 
 class AttributeId(_SingleRangeIdentity):
@@ -360,7 +368,7 @@ class _ResolutionIdentity(Identity):
     def _validate(cls, value: str) -> None:
         reason = check_portable_string(value)
         if reason is not None:
-            raise InvalidResolvedModelPlan(field=cls.FIELD, reason=reason)
+            raise InvalidResolvedModelPlan(field=cls.FIELD, reason=reason)  # rule: 01.1.3/resolution_reason_id_length
 
 
 class ResolutionReasonId(_ResolutionIdentity):
@@ -384,7 +392,9 @@ class PlanHash(Identity):
     @classmethod
     def _validate(cls, value: str) -> None:
         if not (len(value) == 64 and _HEX64.fullmatch(value)):
-            raise InvalidExecutionPlan(reason="plan hash must be a lowercase SHA256")
+            raise InvalidExecutionPlan(  # rule: 01.1.3/plan_hash_decode_rejects_non_canonical
+                reason="plan hash must be a lowercase SHA256"
+            )
 
 
 class DynamicBackingPoolId(Identity):
@@ -398,7 +408,9 @@ class DynamicBackingPoolId(Identity):
     def _validate(cls, value: str) -> None:
         digest = value[len(cls.PREFIX) :]
         if not (value.startswith(cls.PREFIX) and len(digest) == 64 and _HEX64.fullmatch(digest)):
-            raise InvalidExecutionPlan(reason="dynamic backing pool id must be dynamic-pool/sha256/<lowercase sha256>")
+            raise InvalidExecutionPlan(  # rule: 01.1.3/dynamic_backing_pool_id_exact_form
+                reason="dynamic backing pool id must be dynamic-pool/sha256/<lowercase sha256>"
+            )
 
 
 PLAN_ID_PREFIX: Final = "plan/sha256/"

@@ -18,7 +18,9 @@ __all__ = ["ContractVersion", "PlanSchemaVersion"]
 
 def _u16(raw: Any, name: str, context: str) -> int:
     if not fits_uint(raw, 16):
-        raise Serialization(context, f"{name} must be an integer in 0..=65535, got {raw!r}")
+        raise Serialization(  # rule: 01.2/contract_version_above_u16
+            context, f"{name} must be an integer in 0..=65535, got {raw!r}"
+        )
     return raw
 
 
@@ -47,10 +49,12 @@ class ContractVersion:
     def from_wire(cls, raw: Any, *, context: str = "decode contract version") -> ContractVersion:
         """Lenient about extra keys, strict about the two fields' types and ranges."""
         if not isinstance(raw, dict):
-            raise Serialization(context, f"{cls.__name__} must be a JSON object")
+            raise Serialization(  # rule: 01.5/struct_wrong_json_type
+                context, f"{cls.__name__} must be a JSON object"
+            )
         for name in ("major", "minor"):
             if name not in raw:
-                raise Serialization(context, f"missing field `{name}`")
+                raise Serialization(context, f"missing field `{name}`")  # rule: 01.2/contract_version_missing_key
         return cls(_u16(raw["major"], "major", context), _u16(raw["minor"], "minor", context))
 
 

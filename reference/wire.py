@@ -45,13 +45,15 @@ T = TypeVar("T")
 def read_uint(raw: Any, *, bits: int, context: str, path: str) -> int:
     """An unsigned integer of ``bits`` bits; bools, floats and negatives are refused."""
     if not fits_uint(raw, bits):
-        raise Serialization(context, f"{path}: expected u{bits}, got {_show(raw)}")
+        raise Serialization(  # rule: 01.5/unsigned_rejects_out_of_range, 01.5/unsigned_rejects_float
+            context, f"{path}: expected u{bits}, got {_show(raw)}"
+        )
     return raw
 
 
 def read_i64(raw: Any, *, context: str, path: str) -> int:
     if not fits_i64(raw):
-        raise Serialization(context, f"{path}: expected i64, got {_show(raw)}")
+        raise Serialization(context, f"{path}: expected i64, got {_show(raw)}")  # rule: 01.5/struct_wrong_json_type
     return raw
 
 
@@ -63,21 +65,29 @@ def read_uints(raw: Any, *, bits: int, context: str, path: str) -> tuple[int, ..
 
 def read_str(raw: Any, *, context: str, path: str) -> str:
     if not isinstance(raw, str):
-        raise Serialization(context, f"{path}: expected a string, got {_show(raw)}")
+        raise Serialization(  # rule: 01.5/struct_wrong_json_type
+            context, f"{path}: expected a string, got {_show(raw)}"
+        )
     return raw
 
 
 def read_bool(raw: Any, *, context: str, path: str) -> bool:
     if type(raw) is not bool:
-        raise Serialization(context, f"{path}: expected a boolean, got {_show(raw)}")
+        raise Serialization(  # rule: 01.5/struct_wrong_json_type
+            context, f"{path}: expected a boolean, got {_show(raw)}"
+        )
     return raw
 
 
 def read_list(raw: Any, *, context: str, path: str, max_items: int | None = None) -> list[Any]:
     if not isinstance(raw, list):
-        raise Serialization(context, f"{path}: expected an array, got {_show(raw)}")
+        raise Serialization(  # rule: 01.5/struct_wrong_json_type
+            context, f"{path}: expected an array, got {_show(raw)}"
+        )
     if max_items is not None and len(raw) > max_items:
-        raise Serialization(context, f"{path}: {len(raw)} items exceed the limit {max_items}")
+        raise Serialization(  # rule: 01.5/decoded_array_capped
+            context, f"{path}: {len(raw)} items exceed the limit {max_items}"
+        )
     return raw
 
 
@@ -85,7 +95,9 @@ def read_enum(raw: Any, allowed: Iterable[str], *, context: str, path: str) -> s
     """A unit-variant enum spelled as its snake_case string."""
     choices = tuple(allowed)
     if not isinstance(raw, str) or raw not in choices:
-        raise Serialization(context, f"{path}: unknown variant {_show(raw)}, expected one of {list(choices)}")
+        raise Serialization(  # rule: 01.5/enum_variant_shape
+            context, f"{path}: unknown variant {_show(raw)}, expected one of {list(choices)}"
+        )
     return raw
 
 
@@ -94,13 +106,15 @@ def read_tagged(raw: Any, allowed: Iterable[str], *, context: str, path: str) ->
     choices = tuple(allowed)
     if isinstance(raw, str):
         if raw not in choices:
-            raise Serialization(context, f"{path}: unknown variant {_show(raw)}")
+            raise Serialization(context, f"{path}: unknown variant {_show(raw)}")  # rule: 01.5/enum_variant_shape
         return raw, None
     if not isinstance(raw, dict) or len(raw) != 1:
-        raise Serialization(context, f"{path}: expected an enum (string or single-key object), got {_show(raw)}")
+        raise Serialization(  # rule: 01.5/enum_variant_shape
+            context, f"{path}: expected an enum (string or single-key object), got {_show(raw)}"
+        )
     ((tag, content),) = raw.items()
     if tag not in choices:
-        raise Serialization(context, f"{path}: unknown variant {_show(tag)}")
+        raise Serialization(context, f"{path}: unknown variant {_show(tag)}")  # rule: 01.5/enum_variant_shape
     return tag, content
 
 
@@ -119,15 +133,19 @@ def read_tagged_enum(
     if isinstance(raw, str):
         if raw in unit_names:
             return raw, None
-        raise Serialization(context, f"{path}: unknown or non-unit variant {_show(raw)}")
+        raise Serialization(  # rule: 01.5/enum_variant_shape
+            context, f"{path}: unknown or non-unit variant {_show(raw)}"
+        )
     if isinstance(raw, dict) and len(raw) == 1:
         ((tag, content),) = raw.items()
         if tag in struct_names:
             return tag, content
         if tag in unit_names and content is None:
             return tag, None
-        raise Serialization(context, f"{path}: unknown variant {_show(tag)}")
-    raise Serialization(context, f"{path}: expected an enum (string or single-key object)")
+        raise Serialization(context, f"{path}: unknown variant {_show(tag)}")  # rule: 01.5/enum_variant_shape
+    raise Serialization(  # rule: 01.5/enum_variant_shape
+        context, f"{path}: expected an enum (string or single-key object)"
+    )
 
 
 def read_identity(raw: Any, cls: Callable[[str], T], *, context: str, path: str) -> T:
@@ -136,7 +154,9 @@ def read_identity(raw: Any, cls: Callable[[str], T], *, context: str, path: str)
     try:
         return cls(text)
     except (VNextError, ValueError) as exc:
-        raise Serialization(context, f"{path}: invalid identity {_show(text)}: {exc}") from None
+        raise Serialization(  # rule: 01.3.6/decode_invalid_identity, 01.1.1/identity_decode_validates
+            context, f"{path}: invalid identity {_show(text)}: {exc}"
+        ) from None
 
 
 def decode_with(build: Callable[[], T], *, context: str, path: str, argument_errors: bool = True) -> T:
@@ -147,11 +167,15 @@ def decode_with(build: Callable[[], T], *, context: str, path: str, argument_err
     except Serialization:
         raise
     except VNextError as exc:
-        raise Serialization(context, f"{path}: {exc.message}") from None
+        raise Serialization(  # rule: 01.5/validating_wire_constructor_errors_are_serialization
+            context, f"{path}: {exc.message}"
+        ) from None
     except (ValueError, TypeError) as exc:
         if not argument_errors:
             raise
-        raise Serialization(context, f"{path}: {exc}") from None
+        raise Serialization(  # rule: 01.5/validating_wire_constructor_errors_are_serialization
+            context, f"{path}: {exc}"
+        ) from None
 
 
 class WireEnum(StrEnum):
@@ -169,13 +193,17 @@ class WireEnum(StrEnum):
 def read_base64(raw: Any, *, context: str, path: str) -> bytes:
     """Exact bytes from canonical standard padded base64 (RFC 4648 §4); anything else is ``Serialization``."""
     if not isinstance(raw, str):
-        raise Serialization(context, f"{path}: expected a base64 string, got {_show(raw)}")
+        raise Serialization(  # rule: 01.5/struct_wrong_json_type
+            context, f"{path}: expected a base64 string, got {_show(raw)}"
+        )
     try:
         data = base64.b64decode(raw.encode("ascii"), validate=True)
     except (binascii.Error, UnicodeEncodeError):
-        raise Serialization(context, f"{path}: invalid base64") from None
+        raise Serialization(context, f"{path}: invalid base64") from None  # rule: 01.5/base64_bytes_canonical
     if base64.b64encode(data).decode("ascii") != raw:
-        raise Serialization(context, f"{path}: base64 is not canonical (padding or trailing bits)")
+        raise Serialization(  # rule: 01.5/base64_bytes_canonical
+            context, f"{path}: base64 is not canonical (padding or trailing bits)"
+        )
     return data
 
 
@@ -211,14 +239,20 @@ class WireObject:
         lenient: bool = False,
     ) -> None:
         if not isinstance(raw, dict):
-            raise Serialization(context, f"{path}: {type_name} must be a JSON object, got {_show(raw)}")
+            raise Serialization(  # rule: 01.5/struct_wrong_json_type
+                context, f"{path}: {type_name} must be a JSON object, got {_show(raw)}"
+            )
         required, allowed = _field_sets(fields, optional)
         if not lenient and not allowed.issuperset(raw):
             unknown = [key for key in raw if key not in fields and key not in optional]
-            raise Serialization(context, f"{path}: unknown field `{clip(unknown[0], 80)}` in {type_name}")
+            raise Serialization(  # rule: 01.3.6/decode_unknown_field
+                context, f"{path}: unknown field `{clip(unknown[0], 80)}` in {type_name}"
+            )
         if not raw.keys() >= required:
             missing = [name for name in fields if name not in raw]
-            raise Serialization(context, f"{path}: missing field `{missing[0]}` in {type_name}")
+            raise Serialization(  # rule: 03.1/derived_struct_missing_field
+                context, f"{path}: missing field `{missing[0]}` in {type_name}"
+            )
         self._raw: dict[str, Any] = raw
         self.context = context
         self.path = path

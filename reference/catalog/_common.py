@@ -89,7 +89,9 @@ class OrderedEnum(Enum):
             allowed = _WIRE_VALUES[cls] = tuple(m.value for m in cls)
         tag, content = read_unit_or_tagged(raw, allowed, context=context, path=path)
         if content is not None:
-            raise Serialization(context, f"{path}: unit variant `{tag}` takes no content")
+            raise Serialization(  # rule: 01.5/enum_variant_shape
+                context, f"{path}: unit variant `{tag}` takes no content"
+            )
         return cls(tag)
 
 
@@ -103,10 +105,14 @@ def read_struct_variant(
 ) -> dict[str, Any]:
     """The object of a struct variant; unknown keys are ignored (no deny_unknown_fields on enums)."""
     if not isinstance(content, dict):
-        raise Serialization(context, f"{path}.{variant}: struct variant must be a JSON object")
+        raise Serialization(  # rule: 01.5/struct_wrong_json_type
+            context, f"{path}.{variant}: struct variant must be a JSON object"
+        )
     for name in fields:
         if name not in content:
-            raise Serialization(context, f"{path}.{variant}: missing field `{name}`")
+            raise Serialization(  # rule: 03.1/derived_struct_missing_field
+                context, f"{path}.{variant}: missing field `{name}`"
+            )
     return content
 
 

@@ -106,10 +106,12 @@ class AttributeConstraint:
         at = f"{path}.{tag}"
         if tag == "none":
             if content is not None:
-                raise Serialization(context, f"{path}: unit variant `none` takes no content")
+                raise Serialization(  # rule: 01.5/enum_variant_shape
+                    context, f"{path}: unit variant `none` takes no content"
+                )
             return cls.none()
         if content is None:
-            raise Serialization(context, f"{path}: variant `{tag}` needs content")
+            raise Serialization(context, f"{path}: variant `{tag}` needs content")  # rule: 01.5/enum_variant_shape
         if tag == "bool_equals":
             return cls.bool_equals(read_bool(content, context=context, path=at))
         if tag == "text_choices":
@@ -171,7 +173,9 @@ class AttributeSpec:
             assert isinstance(c.minimum, int) and isinstance(c.maximum, int)
             ok = c.minimum <= c.maximum
         if not ok:
-            raise invalid_plan(f"attribute `{attribute_id}` has an incompatible or invalid constraint")
+            raise invalid_plan(  # rule: 03.4/pair_bool_equals, 03.4/pair_integer_range, 03.4/pair_unsigned_range
+                f"attribute `{attribute_id}` has an incompatible or invalid constraint"
+            )
 
     def accepts(self, value: SemanticValue) -> bool:
         """The constraint holds for ``value`` (inclusive ranges, exact rational comparison)."""
@@ -234,15 +238,23 @@ class AttributeSchema:
             value = values[attribute_id]
             spec = self.entries.get(attribute_id)
             if spec is None:
-                raise invalid_plan(f"{context} contains unknown attribute `{attribute_id}`")
+                raise invalid_plan(  # rule: 03.4/values_unknown_key
+                    f"{context} contains unknown attribute `{attribute_id}`"
+                )
             value.validate()
             if value.kind != spec.value_kind:
-                raise invalid_plan(f"{context} attribute `{attribute_id}` has the wrong value kind")
+                raise invalid_plan(  # rule: 03.4/values_wrong_kind
+                    f"{context} attribute `{attribute_id}` has the wrong value kind"
+                )
             if not spec.accepts(value):
-                raise invalid_plan(f"attribute `{attribute_id}` violates its declared constraint")
+                raise invalid_plan(  # rule: 03.4/values_range_inclusive, 03.4/values_text_choices
+                    f"attribute `{attribute_id}` violates its declared constraint"
+                )
         for attribute_id, spec in self.entries.items():
             if spec.required and attribute_id not in values:
-                raise invalid_plan(f"{context} is missing required attribute `{attribute_id}`")
+                raise invalid_plan(  # rule: 03.4/values_missing_required
+                    f"{context} is missing required attribute `{attribute_id}`"
+                )
 
     def to_wire(self) -> dict[str, Any]:
         return {"entries": {k.value: v.to_wire() for k, v in self.entries.items()}}
@@ -253,7 +265,9 @@ class AttributeSchema:
         obj = WireObject(raw, ("entries",), type_name="AttributeSchema", context=context, path=path)
         entries_raw = obj.raw("entries")
         if not isinstance(entries_raw, dict):
-            raise Serialization(context, f"{obj.at('entries')}: expected a JSON object")
+            raise Serialization(  # rule: 01.5/struct_wrong_json_type
+                context, f"{obj.at('entries')}: expected a JSON object"
+            )
         entries = {
             AttributeId.from_wire(key, context=context): AttributeSpec.from_wire(
                 value, context=context, path=f"{obj.at('entries')}.{key}"

@@ -71,12 +71,16 @@ class CapabilityCatalog:
         operation_map: dict[OperationId, OperationDescriptor] = {}
         for operation in operations:
             if operation.id in operation_map:
-                raise invalid_plan(f"duplicate operation `{operation.id}` in capability catalog")
+                raise invalid_plan(  # rule: 03.11.2/duplicate_operation_id
+                    f"duplicate operation `{operation.id}` in capability catalog"
+                )
             operation_map[operation.id] = operation
         engine_map: dict[ProviderId, EngineProviderDescriptor] = {}
         for engine in engine_providers:
             if engine.provider_id in engine_map:
-                raise invalid_plan(f"duplicate engine provider `{engine.provider_id}` in capability catalog")
+                raise invalid_plan(  # rule: 03.11.2/duplicate_engine_id
+                    f"duplicate engine provider `{engine.provider_id}` in capability catalog"
+                )
             engine_map[engine.provider_id] = engine
         self._assign(device, operation_map, providers, engine_map, identity_materializer_map())
 
@@ -138,14 +142,18 @@ class CapabilityCatalog:
         """Absent -> ``UnsupportedOperation{node_id: None}``."""
         found = self.operations.get(operation_id)
         if found is None:
-            raise self._unsupported(operation_id, "operation is not registered in the capability catalog")
+            raise self._unsupported(  # rule: 03.11.4/operation_lookup_absent
+                operation_id, "operation is not registered in the capability catalog"
+            )
         return found
 
     def providers_for(self, operation_id: OperationId) -> tuple[OperationProviderDescriptor, ...]:
         """Absent -> ``UnsupportedOperation{node_id: None}``."""
         found = self.providers.get(operation_id)
         if found is None:
-            raise self._unsupported(operation_id, "operation has no providers in the capability catalog")
+            raise self._unsupported(  # rule: 03.11.4/providers_lookup_absent
+                operation_id, "operation has no providers in the capability catalog"
+            )
         return found
 
     def operation_for_node(self, node_id: NodeId, operation_id: OperationId) -> OperationDescriptor:
@@ -153,27 +161,33 @@ class CapabilityCatalog:
         try:
             return self.operation(operation_id)
         except (UnsupportedOperation, IncompatibleOperationVersion) as exc:
-            raise with_node(exc, node_id) from None
+            raise with_node(exc, node_id) from None  # rule: 03.11.4/node_lookup_sets_node_id
 
     def providers_for_node(self, node_id: NodeId, operation_id: OperationId) -> tuple[OperationProviderDescriptor, ...]:
         try:
             return self.providers_for(operation_id)
         except (UnsupportedOperation, IncompatibleOperationVersion) as exc:
-            raise with_node(exc, node_id) from None
+            raise with_node(exc, node_id) from None  # rule: 03.11.4/node_lookup_sets_node_id
 
     def engine_provider(self, provider_id: ProviderId, required_version: ContractVersion) -> EngineProviderDescriptor:
         """Absent or not satisfying ``required_version`` -> ``InvalidExecutionPlan``."""
         engine = self.engine_providers.get(provider_id)
         if engine is None:
-            raise invalid_plan(f"engine provider `{provider_id}` is not registered")
+            raise invalid_plan(  # rule: 03.11.4/engine_lookup_absent
+                f"engine provider `{provider_id}` is not registered"
+            )
         if not engine.contract_version.satisfies(required_version):
-            raise invalid_plan(f"engine provider `{provider_id}` does not satisfy version {required_version}")
+            raise invalid_plan(  # rule: 03.11.4/engine_lookup_version
+                f"engine provider `{provider_id}` does not satisfy version {required_version}"
+            )
         return engine
 
     def weight_materializer(self, materializer_id: WeightMaterializerId) -> WeightMaterializerDescriptor:
         found = self.weight_materializers.get(materializer_id)
         if found is None:
-            raise invalid_plan(f"weight materializer `{materializer_id}` is not registered in the capability catalog")
+            raise invalid_plan(  # rule: 03.11.4/materializer_lookup_absent
+                f"weight materializer `{materializer_id}` is not registered in the capability catalog"
+            )
         return found
 
     def with_weight_materializer_descriptors(
@@ -263,7 +277,7 @@ class CapabilityCatalog:
         for key, items in _object(obj, "providers").items():
             at = f"{obj.at('providers')}.{key}"
             if not isinstance(items, list):
-                raise Serialization(context, f"{at}: expected an array")
+                raise Serialization(context, f"{at}: expected an array")  # rule: 01.5/struct_wrong_json_type
             providers[OperationId.from_wire(key, context=context)] = [
                 OperationProviderDescriptor.from_wire(item, context=context, path=f"{at}[{i}]")
                 for i, item in enumerate(items)
@@ -290,7 +304,7 @@ class CapabilityCatalog:
 def _object(obj: WireObject, name: str) -> dict[str, Any]:
     value = obj.raw(name)
     if not isinstance(value, dict):
-        raise Serialization(obj.context, f"{obj.at(name)}: expected a JSON object")
+        raise Serialization(obj.context, f"{obj.at(name)}: expected a JSON object")  # rule: 01.5/struct_wrong_json_type
     return value
 
 
@@ -319,7 +333,7 @@ def _from_maps(
     for entries in providers.values():
         provider_rows += len(entries)
         if provider_rows > USIZE_MAX:
-            raise invalid_plan("operation provider row count overflows")
+            raise invalid_plan("operation provider row count overflows")  # rule: 03.11.2/provider_row_count_checked
     if (  # d
         not operations
         or not providers
@@ -328,9 +342,11 @@ def _from_maps(
         or provider_rows > MAX_OPERATION_PROVIDER_ROWS
         or len(engines) > MAX_ENGINE_PROVIDER_ROWS
     ):
-        raise invalid_plan("capability catalog is empty or exceeds its row limits")
+        raise invalid_plan("capability catalog is empty or exceeds its row limits")  # rule: 03.11.2/operations_empty
     if set(operations) != set(providers):  # e
-        raise invalid_plan("capability catalog operations and provider entries differ")
+        raise invalid_plan(  # rule: 03.11.2/operation_without_provider_entry, 03.11.2/provider_entry_without_operation
+            "capability catalog operations and provider entries differ"
+        )
     device_id = device.id.value
 
     def unsupported(operation_id: OperationId, reason: str) -> UnsupportedOperation:
@@ -339,48 +355,64 @@ def _from_maps(
     for operation_id in sorted(operations):  # f
         operation = operations[operation_id]
         if operation.id != operation_id:
-            raise invalid_plan(f"operation key `{operation_id}` does not match descriptor `{operation.id}`")
+            raise invalid_plan(  # rule: 03.11.2/operation_key_mismatch
+                f"operation key `{operation_id}` does not match descriptor `{operation.id}`"
+            )
         operation.validate()
         if not operation.provider.required_capabilities <= device.capabilities:
-            raise unsupported(operation_id, "device lacks capabilities the operation requires")
+            raise unsupported(  # rule: 03.11.2/operation_capabilities_device
+                operation_id, "device lacks capabilities the operation requires"
+            )
     validate_reference_oracles(operations)  # g
     sorted_lists: dict[OperationId, tuple[OperationProviderDescriptor, ...]] = {}
     for operation_id in sorted(providers):  # h
         entries = providers[operation_id]
         if not entries:
-            raise unsupported(operation_id, "operation has no providers")
+            raise unsupported(operation_id, "operation has no providers")  # rule: 03.11.2/empty_provider_list
         operation = operations[operation_id]
         fingerprint = operation.fingerprint()
         for entry in entries:
             if entry.operation_id != operation_id or entry.operation_fingerprint != fingerprint:
-                raise unsupported(
+                raise unsupported(  # rule: 03.11.2/provider_operation_fingerprint
                     operation_id, f"provider `{entry.provider_id}` does not match the operation fingerprint"
                 )
             if entry.device_id != device.id:
-                raise unsupported(operation_id, f"provider `{entry.provider_id}` targets another device")
+                raise unsupported(  # rule: 03.11.2/provider_device
+                    operation_id, f"provider `{entry.provider_id}` targets another device"
+                )
             if not (
                 entry.version.satisfies(operation.version)
                 and entry.version.satisfies(operation.provider.minimum_version)
             ):
-                raise unsupported(operation_id, f"provider `{entry.provider_id}` has an incompatible version")
+                raise unsupported(  # rule: 03.11.2/provider_version_satisfies
+                    operation_id, f"provider `{entry.provider_id}` has an incompatible version"
+                )
             if not (
                 entry.capabilities <= device.capabilities
                 and operation.provider.required_capabilities <= entry.capabilities
             ):
-                raise unsupported(operation_id, f"provider `{entry.provider_id}` has incompatible capabilities")
+                raise unsupported(  # rule: 03.11.2/provider_capabilities
+                    operation_id, f"provider `{entry.provider_id}` has incompatible capabilities"
+                )
         ordered = tuple(sorted_providers(entries))
         for previous, current in itertools.pairwise(ordered):
             if previous.provider_id == current.provider_id:
-                raise unsupported(operation_id, f"provider `{current.provider_id}` is listed twice")
+                raise unsupported(  # rule: 03.11.2/duplicate_provider_in_list
+                    operation_id, f"provider `{current.provider_id}` is listed twice"
+                )
         sorted_lists[operation_id] = ordered
     for provider_id in sorted(engines):  # i
         engine = engines[provider_id]
         if engine.provider_id != provider_id:
-            raise invalid_plan(f"engine key `{provider_id}` does not match descriptor `{engine.provider_id}`")
+            raise invalid_plan(  # rule: 03.11.2/engine_key_mismatch
+                f"engine key `{provider_id}` does not match descriptor `{engine.provider_id}`"
+            )
         if engine.device_id != device.id:
-            raise invalid_plan(f"engine provider `{provider_id}` targets another device")
+            raise invalid_plan(f"engine provider `{provider_id}` targets another device")  # rule: 03.11.2/engine_device
         if not engine.capabilities <= device.capabilities:
-            raise invalid_plan(f"engine provider `{provider_id}` claims capabilities beyond the device")
+            raise invalid_plan(  # rule: 03.11.2/engine_capabilities
+                f"engine provider `{provider_id}` claims capabilities beyond the device"
+            )
     return sorted_lists
 
 

@@ -51,7 +51,9 @@ class ProviderCompatibilityRequest:
 
     def __post_init__(self) -> None:
         if self.required_version.major == 0:
-            raise invalid_plan(f"compatibility request for `{self.operation_id}` has a zero major version")
+            raise invalid_plan(  # rule: 04.9/step10_required_version_major_nonzero
+                f"compatibility request for `{self.operation_id}` has a zero major version"
+            )
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -155,7 +157,7 @@ class ProviderCompatibilityReport:
             or not (compatible or rejected)
             or any(not r.reasons for r in self.rejected)
         ):
-            raise invalid_plan("provider compatibility report has an invalid shape")
+            raise invalid_plan("provider compatibility report has an invalid shape")  # rule: 03.11.4/report_shape
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -167,7 +169,7 @@ class ProviderCompatibilityReport:
     def require_compatible(self, device_id: DeviceId) -> tuple[ProviderId, ...]:
         """No compatible provider -> ``UnsupportedOperation{node_id: None}`` naming the rejections."""
         if not self.compatible_provider_ids:
-            raise UnsupportedOperation(
+            raise UnsupportedOperation(  # rule: 03.11.4/require_compatible_node_less
                 node_id=None,
                 operation_id=self.request.operation_id.value,
                 device_id=device_id.value,
@@ -206,8 +208,8 @@ class ProviderCompatibilityReport:
                 required_minor=chosen.required.minor,
                 available_major=chosen.available.major,
                 available_minor=chosen.available.minor,
-            )
-        raise UnsupportedOperation(
+            )  # rule: 03.11.4/node_operation_version_first, 04.9/step12_operation_version_mismatch_is_iov
+        raise UnsupportedOperation(  # rule: 04.9/step12_otherwise_unsupported, 03.11.4/node_otherwise_unsupported
             node_id=node_id.value,
             operation_id=self.request.operation_id.value,
             device_id=device_id.value,

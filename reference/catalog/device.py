@@ -49,7 +49,9 @@ class DeviceDescriptor:
             or not self.dynamic_storage_profiles
             or not is_canonical_sha256(self.runtime_implementation_fingerprint)
         ):
-            raise invalid_plan(f"device `{self.id}` has invalid memory, storage profiles or runtime identity")
+            raise invalid_plan(  # rule: 03.10/device_zero_memory, 03.10/device_no_profiles
+                f"device `{self.id}` has invalid memory, storage profiles or runtime identity"
+            )
 
     def to_wire(self) -> dict[str, Any]:
         return {

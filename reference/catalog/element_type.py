@@ -24,7 +24,7 @@ def element_type_from_wire(raw: Any, *, context: str, path: str) -> ElementType:
     """A unit-variant string (or ``{"f32": null}``)."""
     tag, content = read_unit_or_tagged(raw, _NAMES, context=context, path=path)
     if content is not None:
-        raise Serialization(context, f"{path}: unit variant `{tag}` takes no content")
+        raise Serialization(context, f"{path}: unit variant `{tag}` takes no content")  # rule: 01.5/enum_variant_shape
     return ElementType(tag)
 
 

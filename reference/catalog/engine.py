@@ -28,7 +28,7 @@ class EngineProviderDescriptor:
     def __post_init__(self) -> None:
         object.__setattr__(self, "capabilities", frozenset(self.capabilities))
         if self.contract_version.major == 0 or not is_canonical_sha256(self.implementation_fingerprint):
-            raise invalid_plan(
+            raise invalid_plan(  # rule: 03.9/engine_major_zero, 03.9/engine_fingerprint_format
                 f"engine provider `{self.provider_id}` has an invalid version or implementation fingerprint"
             )
 

@@ -104,7 +104,9 @@ class ProviderExecutionSemantics:
         version = ContractVersion.from_wire(obj.raw("contract_version"), context=context)
         claimed = obj.string("contract_fingerprint")
         if not is_canonical_sha256(claimed):
-            raise Serialization(context, f"{obj.at('contract_fingerprint')}: not a canonical sha256")
+            raise Serialization(  # rule: 03.7.3/semantics_fingerprint_canonical
+                context, f"{obj.at('contract_fingerprint')}: not a canonical sha256"
+            )
         ProviderExecutionRepeatability.from_wire(
             obj.raw("repeatability"), context=context, path=obj.at("repeatability")
         )
@@ -112,12 +114,14 @@ class ProviderExecutionSemantics:
             obj.raw("replay_equivalence"), context=context, path=obj.at("replay_equivalence")
         )
         if version != PROVIDER_EXECUTION_SEMANTICS_VERSION:
-            raise Serialization(
+            raise Serialization(  # rule: 03.7.3/semantics_version_exact
                 context, f"{obj.at('contract_version')}: unsupported provider execution semantics version"
             )
         value = cls(replay)
         if value.contract_fingerprint != claimed:
-            raise Serialization(context, f"{obj.at('contract_fingerprint')}: fingerprint does not match the semantics")
+            raise Serialization(  # rule: 03.7.3/semantics_fingerprint_recomputed
+                context, f"{obj.at('contract_fingerprint')}: fingerprint does not match the semantics"
+            )
         return value
 
 

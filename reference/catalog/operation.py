@@ -94,34 +94,52 @@ class OperationDescriptor:
         """§5.3 in order; the first failure raises ``InvalidExecutionPlan``."""
         oid = self.id.value
         if self.version.major == 0:
-            raise invalid_plan(f"operation `{oid}` has an unstable zero major version")
+            raise invalid_plan(  # rule: 03.5.3/version_major_zero
+                f"operation `{oid}` has an unstable zero major version"
+            )
         if not self.outputs:
-            raise invalid_plan(f"operation `{oid}` has no outputs")
+            raise invalid_plan(f"operation `{oid}` has no outputs")  # rule: 03.5.3/no_outputs
         for index, contract in enumerate(self.inputs):
             contract.validate(f"operation.{oid}.inputs[{index}]")
             if contract.access not in (TensorAccess.READ, TensorAccess.READ_WRITE) or not isinstance(
                 contract.alias, NoAlias
             ):
-                raise invalid_plan(f"operation `{oid}` input {index} has invalid access or alias semantics")
+                raise invalid_plan(  # rule: 03.5.3/input_not_readable, 03.5.3/input_aliased
+                    f"operation `{oid}` input {index} has invalid access or alias semantics"
+                )
         for index, contract in enumerate(self.outputs):
             contract.validate(f"operation.{oid}.outputs[{index}]")
             if contract.access not in (TensorAccess.WRITE, TensorAccess.READ_WRITE):
-                raise invalid_plan(f"operation `{oid}` output {index} is not writable")
+                raise invalid_plan(  # rule: 03.5.3/output_not_writable
+                    f"operation `{oid}` output {index} is not writable"
+                )
             target = contract.alias.tensor_index
             if target is not None and target >= len(self.inputs):
-                raise invalid_plan(f"operation `{oid}` output {index} aliases no input")
+                raise invalid_plan(  # rule: 03.5.3/output_alias_out_of_range
+                    f"operation `{oid}` output {index} aliases no input"
+                )
         if not is_power_of_two(self.resources.minimum_value_alignment_bytes):
-            raise invalid_plan(f"operation `{oid}` has invalid resource requirements")
+            raise invalid_plan(  # rule: 03.5.3/alignment_not_power_of_two, 03.5.3/alignment_zero
+                f"operation `{oid}` has invalid resource requirements"
+            )
         tolerance = self.oracle.tolerance
         if tolerance is not None:
             if tolerance.numerator < 0:
-                raise invalid_plan(f"operation `{oid}` has a negative oracle tolerance")
+                raise invalid_plan(  # rule: 03.5.3/negative_tolerance
+                    f"operation `{oid}` has a negative oracle tolerance"
+                )
             if any(ElementType.BOOL in out.element_types for out in self.outputs):
-                raise invalid_plan(f"operation `{oid}` applies numeric oracle tolerance to a possible boolean output")
+                raise invalid_plan(  # rule: 03.5.3/tolerance_bool_output
+                    f"operation `{oid}` applies numeric oracle tolerance to a possible boolean output"
+                )
         if self.provider.minimum_version.major == 0:
-            raise invalid_plan(f"operation `{oid}` has a zero provider major version")
+            raise invalid_plan(  # rule: 03.5.3/provider_minimum_major_zero
+                f"operation `{oid}` has a zero provider major version"
+            )
         if self.provider.minimum_version.major != self.version.major:
-            raise invalid_plan(f"operation `{oid}` version and provider minimum version have incompatible majors")
+            raise invalid_plan(  # rule: 03.5.3/provider_major_mismatch
+                f"operation `{oid}` version and provider minimum version have incompatible majors"
+            )
 
     def fingerprint(self) -> str:
         """``validate()`` then sha256 of the struct-order compact JSON (once: the descriptor is immutable)."""

@@ -81,10 +81,12 @@ class OracleSpec:
         at = f"{path}.{tag}"
         if tag in ("operation_defined", "exact"):
             if content is not None:
-                raise Serialization(context, f"{path}: unit variant `{tag}` takes no content")
+                raise Serialization(  # rule: 01.5/enum_variant_shape
+                    context, f"{path}: unit variant `{tag}` takes no content"
+                )
             return cls(tag)
         if content is None:
-            raise Serialization(context, f"{path}: variant `{tag}` needs content")
+            raise Serialization(context, f"{path}: variant `{tag}` needs content")  # rule: 01.5/enum_variant_shape
         if tag == "reference_operation":
             obj = read_struct_variant(content, ("operation_id", "version"), variant=tag, context=context, path=path)
             return cls.reference_operation(

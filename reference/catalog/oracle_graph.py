@@ -33,15 +33,21 @@ def validate_reference_oracles(operations: Mapping[OperationId, OperationDescrip
             continue
         target = operations.get(target_id)
         if target is None:
-            raise invalid_plan(f"operation `{operation_id}` references missing oracle operation `{target_id}`")
+            raise invalid_plan(  # rule: 03.11.3/oracle_target_missing
+                f"operation `{operation_id}` references missing oracle operation `{target_id}`"
+            )
         if not target.version.satisfies(version):
-            raise invalid_plan(f"operation `{operation_id}` references an incompatible oracle version of `{target_id}`")
+            raise invalid_plan(  # rule: 03.11.3/oracle_target_version
+                f"operation `{operation_id}` references an incompatible oracle version of `{target_id}`"
+            )
         if (
             operation.inputs != target.inputs
             or operation.outputs != target.outputs
             or operation.attributes != target.attributes
         ):
-            raise invalid_plan(f"operation `{operation_id}` references oracle `{target_id}` with a different signature")
+            raise invalid_plan(  # rule: 03.11.3/oracle_target_signature
+                f"operation `{operation_id}` references oracle `{target_id}` with a different signature"
+            )
     state: dict[OperationId, int] = {}
     for root in ordered:
         if state.get(root) == _VISITED:
@@ -53,9 +59,13 @@ def validate_reference_oracles(operations: Mapping[OperationId, OperationDescrip
             if mark == _VISITED:
                 break
             if mark == _VISITING:
-                raise invalid_plan(f"reference oracle cycle through operation `{current}`")
+                raise invalid_plan(  # rule: 03.11.3/oracle_two_cycle, 03.11.3/oracle_self_reference_cycle
+                    f"reference oracle cycle through operation `{current}`"
+                )
             if len(path) >= MAX_REFERENCE_ORACLE_DEPTH:
-                raise invalid_plan(f"reference oracle chain from `{root}` exceeds depth {MAX_REFERENCE_ORACLE_DEPTH}")
+                raise invalid_plan(  # rule: 03.11.3/oracle_depth_64
+                    f"reference oracle chain from `{root}` exceeds depth {MAX_REFERENCE_ORACLE_DEPTH}"
+                )
             state[current] = _VISITING
             path.append(current)
             current = operations[current].oracle.operation_id

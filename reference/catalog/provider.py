@@ -87,7 +87,9 @@ class OperationProviderDescriptor:
             or not bindings
             or len(set(slots)) != len(slots)
         ):
-            raise invalid_plan(f"operation provider `{self.provider_id}` has an invalid identity or storage binding")
+            raise invalid_plan(  # rule: 03.8.2/version_major_zero, 03.8.2/estimator_id_charset, 03.8.2/no_bindings
+                f"operation provider `{self.provider_id}` has an invalid identity or storage binding"
+            )
 
     def dynamic_storage_for(self, role: ResolvedValueRole, ordinal: int) -> DynamicStorageRequirement | None:
         """The requirement declared for ``(role, ordinal)``, or None."""
@@ -160,7 +162,9 @@ class OperationProviderDescriptor:
         )
         descriptor = decode_with(lambda: cls(*args), context=context, path=path)
         if descriptor.dynamic_storage_bindings != bindings:
-            raise Serialization(context, f"{bindings_path}: bindings are not in canonical (role, ordinal) order")
+            raise Serialization(  # rule: 03.8.3/provider_wire_bindings_canonical
+                context, f"{bindings_path}: bindings are not in canonical (role, ordinal) order"
+            )
         return descriptor
 
 

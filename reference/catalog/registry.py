@@ -69,7 +69,9 @@ def _mint_authority() -> PlanningAuthority:
     with _TOKEN_LOCK:
         token = next(_TOKENS)
     if token > U64_MAX:
-        raise invalid_plan("operation planning authority tokens are exhausted")
+        raise invalid_plan(  # rule: 03.12.3/authority_tokens_exhausted
+            "operation planning authority tokens are exhausted"
+        )
     return PlanningAuthority(token)
 
 
@@ -80,28 +82,34 @@ class OperationRuntimeRegistry:
 
     def __init__(self, contracts: Sequence[OperationContract], providers: Sequence[OperationResourceEstimator]) -> None:
         if not contracts or not providers:
-            raise invalid_plan("operation runtime registry needs at least one contract and one provider")
+            raise invalid_plan(  # rule: 03.12.3/registry_no_contracts, 03.12.3/registry_no_providers
+                "operation runtime registry needs at least one contract and one provider"
+            )
         by_operation: dict[OperationId, OperationContract] = {}
         for contract in contracts:
             descriptor = contract.descriptor()
             descriptor.validate()
             if descriptor.id in by_operation:
-                raise invalid_plan(f"duplicate operation contract `{descriptor.id}`")
+                raise invalid_plan(  # rule: 03.12.3/registry_duplicate_contract
+                    f"duplicate operation contract `{descriptor.id}`"
+                )
             by_operation[descriptor.id] = contract
         by_provider: dict[ProviderId, OperationResourceEstimator] = {}
         for provider in providers:
             descriptor_p = provider.descriptor()
             owner = by_operation.get(descriptor_p.operation_id)
             if owner is None:
-                raise invalid_plan(
+                raise invalid_plan(  # rule: 03.12.3/registry_provider_without_contract
                     f"provider `{descriptor_p.provider_id}` has no operation contract `{descriptor_p.operation_id}`"
                 )
             if descriptor_p.operation_fingerprint != owner.descriptor().fingerprint():
-                raise invalid_plan(
+                raise invalid_plan(  # rule: 03.12.3/registry_provider_fingerprint
                     f"provider `{descriptor_p.provider_id}` does not match its operation contract fingerprint"
                 )
             if descriptor_p.provider_id in by_provider:
-                raise invalid_plan(f"duplicate operation provider `{descriptor_p.provider_id}`")
+                raise invalid_plan(  # rule: 03.12.3/registry_duplicate_provider_global
+                    f"duplicate operation provider `{descriptor_p.provider_id}`"
+                )
             by_provider[descriptor_p.provider_id] = provider
         self._contracts: Mapping[OperationId, OperationContract] = dict(sorted(by_operation.items()))
         self._providers: Mapping[ProviderId, OperationResourceEstimator] = dict(sorted(by_provider.items()))
@@ -146,15 +154,23 @@ class OperationRuntimeRegistry:
     ) -> OperationResourceEstimator:
         """Bind one plan node's selected provider; every mismatch is ``InvalidExecutionPlan``."""
         if plan_authority != self._authority:
-            raise invalid_plan("plan was not resolved by this operation runtime registry")
+            raise invalid_plan(  # rule: 03.12.3/bind_authority
+                "plan was not resolved by this operation runtime registry"
+            )
         provider = self._providers.get(provider_id)
         if provider is None:
-            raise invalid_plan(f"selected provider `{provider_id}` is not registered")
+            raise invalid_plan(  # rule: 03.12.3/bind_provider_registered
+                f"selected provider `{provider_id}` is not registered"
+            )
         registered = provider.descriptor()
         if registered != resolved_descriptor or registered.provider_id != provider_id:
-            raise invalid_plan(f"selected provider `{provider_id}` differs from the resolved catalog descriptor")
+            raise invalid_plan(  # rule: 03.12.3/bind_descriptor_equal
+                f"selected provider `{provider_id}` differs from the resolved catalog descriptor"
+            )
         if registered.provider_implementation_fingerprint != provider_implementation_fingerprint:
-            raise invalid_plan(f"selected provider `{provider_id}` implementation fingerprint differs from the plan")
+            raise invalid_plan(  # rule: 03.12.3/bind_implementation_fingerprint
+                f"selected provider `{provider_id}` implementation fingerprint differs from the plan"
+            )
         return provider
 
     def bind_plan(
@@ -164,7 +180,7 @@ class OperationRuntimeRegistry:
     ) -> list[OperationResourceEstimator]:
         """``bind`` for every node; a plan with no nodes is refused."""
         if not selections:
-            raise invalid_plan("cannot bind a plan with no nodes")
+            raise invalid_plan("cannot bind a plan with no nodes")  # rule: 03.12.3/bind_plan_zero_nodes
         return [self.bind(plan_authority, *selection) for selection in selections]
 
 

@@ -59,7 +59,9 @@ class DynamicStorageAllocator:
         tag, content = read_unit_or_tagged(raw, ("linear_arena", "fixed_block_arena"), context=context, path=path)
         if tag == "linear_arena":
             if content is not None:
-                raise Serialization(context, f"{path}: unit variant `linear_arena` takes no content")
+                raise Serialization(  # rule: 01.5/enum_variant_shape
+                    context, f"{path}: unit variant `linear_arena` takes no content"
+                )
             return cls.linear_arena()
         obj = read_struct_variant(content, ("block_bytes",), variant=tag, context=context, path=path)
         return cls.fixed_block_arena(
@@ -96,7 +98,9 @@ class DynamicStorageView:
         tag, content = read_unit_or_tagged(raw, ("contiguous", "paged_regions"), context=context, path=path)
         if tag == "contiguous":
             if content is not None:
-                raise Serialization(context, f"{path}: unit variant `contiguous` takes no content")
+                raise Serialization(  # rule: 01.5/enum_variant_shape
+                    context, f"{path}: unit variant `contiguous` takes no content"
+                )
             return cls.contiguous()
         obj = read_struct_variant(content, ("block_bytes",), variant=tag, context=context, path=path)
         return cls.paged_regions(
@@ -121,7 +125,9 @@ class DynamicStorageProfile:
         else:
             ok = is_power_of_two(a) and a == v
         if not ok:
-            raise invalid_plan("dynamic storage allocator and view are incompatible")
+            raise invalid_plan(  # rule: 03.14/paged_profile_power_of_two, 03.6.2/fixed_contiguous_power_of_two
+                "dynamic storage allocator and view are incompatible"
+            )
 
     @classmethod
     def linear_contiguous(cls) -> DynamicStorageProfile:
@@ -170,7 +176,9 @@ class DynamicStorageRequirement:
     def __init__(self, profiles: Iterable[DynamicStorageProfile]) -> None:
         canonical = tuple(sorted(set(profiles)))
         if not canonical:
-            raise invalid_plan("dynamic storage requirement must accept at least one profile")
+            raise invalid_plan(  # rule: 03.6.3/requirement_new_empty
+                "dynamic storage requirement must accept at least one profile"
+            )
         object.__setattr__(self, "accepted_profiles", canonical)
 
     @classmethod
@@ -193,7 +201,9 @@ class DynamicStorageRequirement:
         profiles = profiles_from_wire(obj.raw("accepted_profiles"), context=context, path=obj.at("accepted_profiles"))
         requirement = decode_with(lambda: cls(profiles), context=context, path=path)
         if list(requirement.accepted_profiles) != profiles:
-            raise Serialization(context, f"{obj.at('accepted_profiles')}: profiles must be sorted and unique")
+            raise Serialization(  # rule: 03.6.1/requirement_deny_unknown, 03.6.3/requirement_wire_unsorted
+                context, f"{obj.at('accepted_profiles')}: profiles must be sorted and unique"
+            )
         return requirement
 
 

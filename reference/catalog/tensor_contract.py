@@ -58,7 +58,7 @@ class DimensionConstraint:
         tag, content = read_unit_or_tagged(raw, ("exact", "symbol", "range"), context=context, path=path)
         at = f"{path}.{tag}"
         if content is None:
-            raise Serialization(context, f"{path}: variant `{tag}` needs content")
+            raise Serialization(context, f"{path}: variant `{tag}` needs content")  # rule: 01.5/enum_variant_shape
         if tag == "exact":
             return ExactDimension(read_uint(content, bits=64, context=context, path=at))
         if tag == "symbol":
@@ -132,7 +132,7 @@ class StrideConstraint:
         tag, content = read_unit_or_tagged(raw, ("exact_bytes", "symbol"), context=context, path=path)
         at = f"{path}.{tag}"
         if content is None:
-            raise Serialization(context, f"{path}: variant `{tag}` needs content")
+            raise Serialization(context, f"{path}: variant `{tag}` needs content")  # rule: 01.5/enum_variant_shape
         if tag == "exact_bytes":
             return ExactBytesStride(read_uint(content, bits=64, context=context, path=at))
         return SymbolStride(read_str(content, context=context, path=at))
@@ -183,10 +183,12 @@ class LayoutConstraint:
         tag, content = read_unit_or_tagged(raw, ("contiguous", "strided", "blocked"), context=context, path=path)
         if tag == "contiguous":
             if content is not None:
-                raise Serialization(context, f"{path}: unit variant `contiguous` takes no content")
+                raise Serialization(  # rule: 01.5/enum_variant_shape
+                    context, f"{path}: unit variant `contiguous` takes no content"
+                )
             return ContiguousLayout()
         if content is None:
-            raise Serialization(context, f"{path}: variant `{tag}` needs content")
+            raise Serialization(context, f"{path}: variant `{tag}` needs content")  # rule: 01.5/enum_variant_shape
         at = f"{path}.{tag}"
         if tag == "strided":
             obj = read_struct_variant(content, ("strides",), variant=tag, context=context, path=path)
@@ -272,10 +274,12 @@ class AliasPolicy:
         tag, content = read_unit_or_tagged(raw, ("no_alias", "may_alias", "must_alias"), context=context, path=path)
         if tag == "no_alias":
             if content is not None:
-                raise Serialization(context, f"{path}: unit variant `no_alias` takes no content")
+                raise Serialization(  # rule: 01.5/enum_variant_shape
+                    context, f"{path}: unit variant `no_alias` takes no content"
+                )
             return NoAlias()
         if content is None:
-            raise Serialization(context, f"{path}: variant `{tag}` needs content")
+            raise Serialization(context, f"{path}: variant `{tag}` needs content")  # rule: 01.5/enum_variant_shape
         obj = read_struct_variant(content, ("tensor_index",), variant=tag, context=context, path=path)
         index = read_uint(obj["tensor_index"], bits=32, context=context, path=f"{path}.{tag}.tensor_index")
         return MayAlias(index) if tag == "may_alias" else MustAlias(index)
@@ -359,30 +363,30 @@ class TensorContract:
     def validate(self, field: str) -> None:
         """§3.2 checks in order; the first failure raises ``InvalidExecutionPlan``."""
         if not self.element_types:
-            raise invalid_plan(f"{field} must declare at least one element type")
+            raise invalid_plan(f"{field} must declare at least one element type")  # rule: 03.3.2/element_types_empty
         if not self.layouts:
-            raise invalid_plan(f"{field} must declare at least one layout")
+            raise invalid_plan(f"{field} must declare at least one layout")  # rule: 03.3.2/layouts_empty
         for index, dim in enumerate(self.dimensions):
             if (isinstance(dim, ExactDimension) and dim.value == 0) or (
                 isinstance(dim, RangeDimension) and dim.minimum == 0
             ):
-                raise invalid_plan(f"{field}.dimensions[{index}] admits a zero extent")
+                raise invalid_plan(f"{field}.dimensions[{index}] admits a zero extent")  # rule: 03.3.2/exact_zero
             if isinstance(dim, RangeDimension) and dim.minimum > dim.maximum:
-                raise invalid_plan(f"{field}.dimensions[{index}] has an inverted range")
+                raise invalid_plan(f"{field}.dimensions[{index}] has an inverted range")  # rule: 03.3.2/range_inverted
             if isinstance(dim, SymbolDimension) and is_blank(dim.name):
-                raise invalid_plan(f"{field}.dimensions[{index}] has a blank symbol")
+                raise invalid_plan(f"{field}.dimensions[{index}] has a blank symbol")  # rule: 03.3.2/blank_symbol
         rank = self.rank
         for layout in self.layouts:
             if isinstance(layout, StridedLayout):
                 if len(layout.strides) != rank or any(_bad_stride(s) for s in layout.strides):
-                    raise invalid_plan(f"{field} has an invalid strided layout")
+                    raise invalid_plan(f"{field} has an invalid strided layout")  # rule: 03.3.2/strided_rank
             elif isinstance(layout, BlockedLayout) and (
                 len(layout.block) != rank
                 or any(extent == 0 for extent in layout.block)
                 or len(layout.axis_order) != rank
                 or set(layout.axis_order) != set(range(rank))
             ):
-                raise invalid_plan(f"{field} has an invalid blocked layout")
+                raise invalid_plan(f"{field} has an invalid blocked layout")  # rule: 03.3.2/blocked_rank
 
     def to_wire(self) -> dict[str, Any]:
         return {

@@ -95,13 +95,13 @@ class WeightMaterializerDescriptor:
         if self.version.major == 0 or not is_canonical_sha256(self.implementation_fingerprint):
             raise invalid_plan(
                 f"weight materializer descriptor `{self.id}` has invalid version or implementation identity"
-            )
+            )  # rule: 05.10.2/descriptor_fingerprint_canonical, 05.10.2/descriptor_version_major_nonzero
 
     def validate_for_device(self, device: DeviceDescriptor) -> None:
         """Structure, then ``required_capabilities`` within the device's."""
         self.validate_structure()
         if not self.required_capabilities <= device.capabilities:
-            raise invalid_plan(
+            raise invalid_plan(  # rule: 05.10.2/validate_for_device
                 f"weight materializer `{self.id}` requires capabilities absent from device `{device.id}`"
             )
 
@@ -147,12 +147,18 @@ def validate_weight_materializer_descriptors(
 ) -> None:
     """§11.6: size 1..=64, then per key (ascending) key==id and device fit, then the exact identity entry."""
     if not descriptors or len(descriptors) > MAX_WEIGHT_MATERIALIZERS:
-        raise invalid_plan(f"catalog must contain between 1 and {MAX_WEIGHT_MATERIALIZERS} weight materializers")
+        raise invalid_plan(  # rule: 03.11.6/map_empty, 03.11.6/map_over_64
+            f"catalog must contain between 1 and {MAX_WEIGHT_MATERIALIZERS} weight materializers"
+        )
     for key in sorted(descriptors):
         descriptor = descriptors[key]
         if key != descriptor.id:
-            raise invalid_plan(f"weight materializer key `{key}` does not match descriptor id `{descriptor.id}`")
+            raise invalid_plan(  # rule: 03.11.6/key_not_id
+                f"weight materializer key `{key}` does not match descriptor id `{descriptor.id}`"
+            )
         descriptor.validate_for_device(device)
     identity = descriptors.get(WeightMaterializerId(IDENTITY_WEIGHT_MATERIALIZER_ID))
     if identity != WeightMaterializerDescriptor.identity():
-        raise invalid_plan("catalog must contain the canonical identity weight materializer")
+        raise invalid_plan(  # rule: 03.11.6/identity_missing, 03.11.6/identity_tampered
+            "catalog must contain the canonical identity weight materializer"
+        )

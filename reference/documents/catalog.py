@@ -50,7 +50,9 @@ def catalog_from_document(doc: Any, *, context: str = _CONTEXT) -> CapabilityCat
     ]
     raw_providers = obj.raw("providers")
     if not isinstance(raw_providers, dict):
-        raise Serialization(context, f"{obj.at('providers')}: expected a JSON object")
+        raise Serialization(  # rule: 01.5/struct_wrong_json_type
+            context, f"{obj.at('providers')}: expected a JSON object"
+        )
     providers: dict[OperationId, list[OperationProviderDescriptor]] = {}
     for key, items in raw_providers.items():
         at = f"{obj.at('providers')}.{key}"
@@ -67,7 +69,9 @@ def catalog_from_document(doc: Any, *, context: str = _CONTEXT) -> CapabilityCat
     if raw_materializers is None:
         return catalog
     if not isinstance(raw_materializers, dict):
-        raise Serialization(context, f"{obj.at('weight_materializers')}: expected a JSON object")
+        raise Serialization(  # rule: 01.5/struct_wrong_json_type
+            context, f"{obj.at('weight_materializers')}: expected a JSON object"
+        )
     materializers = {
         WeightMaterializerId.from_wire(k, context=context): WeightMaterializerDescriptor.from_wire(
             v, context=context, path=f"{obj.at('weight_materializers')}.{k}"

@@ -33,7 +33,7 @@ V = TypeVar("V")
 def _map(obj: WireObject, name: str, key: type[K], value: Callable[[Any, str], V]) -> dict[K, V]:
     raw = obj.raw(name)
     if not isinstance(raw, dict):
-        raise Serialization(obj.context, f"{obj.at(name)}: expected a JSON object")
+        raise Serialization(obj.context, f"{obj.at(name)}: expected a JSON object")  # rule: 01.5/struct_wrong_json_type
     out: dict[K, V] = {}
     for text, item in raw.items():
         at = f"{obj.at(name)}.{text}"

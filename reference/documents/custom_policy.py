@@ -245,7 +245,7 @@ class DeclaredRuntimePolicy(RuntimePolicy):
 
     def validate(self) -> None:
         if self._validate_error is not None:
-            raise self._validate_error
+            raise self._validate_error  # rule: 04.9/step01_policy_validate_first, 05.3/step01_policy_validate
 
     def to_wire(self) -> JsonValue:
         return self._serialized

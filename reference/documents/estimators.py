@@ -160,7 +160,9 @@ def sequential_estimate(
     """The seed ``SequentialScratchEstimator`` answer: per-node fixed scratch, unknown node -> error."""
     scratch_bytes = scratch_bytes_by_node.get(request.node_id)
     if scratch_bytes is None:
-        raise InvalidExecutionPlan(reason=f"unexpected sequential node `{request.node_id}`")
+        raise InvalidExecutionPlan(  # rule: 04.9/step13e_estimator_error_propagates
+            reason=f"unexpected sequential node `{request.node_id}`"
+        )
     return OperationResourceEstimate(
         descriptor.resource_estimator_id,
         descriptor.resource_estimator_version,

@@ -105,14 +105,20 @@ class ConfigSpec:
             )
             name = entry.string("name")
             if any(name == existing for existing, _ in fields):
-                raise Serialization(context, f"{entry.path}: duplicate config field {name!r}")
+                raise Serialization(  # rule: 01.5/document_format_refused
+                    context, f"{entry.path}: duplicate config field {name!r}"
+                )
             fields.append((name, read_enum(entry.raw("type"), CONFIG_TYPES, context=context, path=entry.at("type"))))
         value = f.raw("value")
         if type(value) is not dict:
-            raise Serialization(context, f"{f.at('value')}: the typed config must be a JSON object")
+            raise Serialization(  # rule: 01.5/document_format_refused
+                context, f"{f.at('value')}: the typed config must be a JSON object"
+            )
         for name, kind in fields:
             if name not in value or isinstance(parse_struct_config({name: value[name]}, ((name, kind),)), str):
-                raise Serialization(context, f"{f.at('value')}: field {name!r} is missing or not a {kind}")
+                raise Serialization(  # rule: 01.5/document_format_refused
+                    context, f"{f.at('value')}: field {name!r} is missing or not a {kind}"
+                )
         return cls(tuple(fields), f.string("parse_error_field"), value)
 
 
@@ -162,10 +168,14 @@ class FamilyDocument:
     @classmethod
     def from_wire(cls, raw: Any, context: str = DOCUMENT_CONTEXT) -> FamilyDocument:
         if _depth_exceeds(raw, MAX_JSON_DEPTH):
-            raise Serialization(context, f"document nesting reaches {MAX_JSON_DEPTH}")
+            raise Serialization(  # rule: 01.3.3/decode_nesting_depth_128
+                context, f"document nesting reaches {MAX_JSON_DEPTH}"
+            )
         f = WireObject(raw, _TOP, _OPTIONAL, type_name="family document", context=context, path="$")
         if f.raw("document_version") != FAMILY_DOCUMENT_VERSION or type(f.raw("document_version")) is not int:
-            raise Serialization(context, f"$.document_version: only version {FAMILY_DOCUMENT_VERSION} is supported")
+            raise Serialization(  # rule: 01.5/document_format_refused
+                context, f"$.document_version: only version {FAMILY_DOCUMENT_VERSION} is supported"
+            )
         ids = f.array("external_metadata_ids")
         profiles = WireObject(
             f.raw("numerical_profiles"),
@@ -209,7 +219,9 @@ def _profile_map(f: WireObject, name: str, decode: Any) -> dict[NumericalProfile
     if raw is None:
         return {}
     if type(raw) is not dict:
-        raise Serialization(f.context, f"{f.at(name)}: expected an object keyed by profile id")
+        raise Serialization(  # rule: 01.5/struct_wrong_json_type
+            f.context, f"{f.at(name)}: expected an object keyed by profile id"
+        )
     return {
         read_identity(key, NumericalProfileId, context=f.context, path=f"{f.at(name)}.{key}"): decode(
             value, f.context, f"{f.at(name)}.{key}"
@@ -252,10 +264,12 @@ class DeclarativeFamily(ModelFamilyProvider[dict[str, JsonValue]]):
         fid = self.document.family_id.value
         parsed = parse_struct_config(raw, spec.fields)
         if isinstance(parsed, str):
-            raise InvalidModelConfig(family_id=fid, field=spec.parse_error_field, reason=parsed)
+            raise InvalidModelConfig(  # rule: 02.6.1/parse_config_error
+                family_id=fid, field=spec.parse_error_field, reason=parsed
+            )
         for name, _ in spec.fields:
             if not json_equal(parsed[name], spec.value[name]):
-                raise InvalidModelConfig(
+                raise InvalidModelConfig(  # rule: 02.6.1/parse_config_error
                     family_id=fid, field=name, reason=f"this family document only accepts its {name}"
                 )
         return dict(spec.value)

@@ -130,7 +130,9 @@ def _resolved_from_fields(raw: Any, context: str, path: str) -> ResolvedRuntimeP
 def policy_from_document(raw: Any, *, context: str = DOCUMENT_CONTEXT, path: str = "$") -> RuntimePolicy:
     """Build the policy a document describes (see the module docstring for error kinds)."""
     if not isinstance(raw, dict):
-        raise Serialization(context, f"{path}: a runtime policy document must be a JSON object")
+        raise Serialization(  # rule: 01.5/struct_wrong_json_type
+            context, f"{path}: a runtime policy document must be a JSON object"
+        )
     kind = read_enum(raw.get("kind"), DOCUMENT_KINDS, context=context, path=f"{path}.kind")
     obj = WireObject(raw, ("kind", *_BODY[kind]), type_name=f"{kind} policy document", context=context, path=path)
     if kind == "resolved":
@@ -148,7 +150,9 @@ def policy_from_document(raw: Any, *, context: str = DOCUMENT_CONTEXT, path: str
         try:
             error = error_from_dict(error_raw)
         except Serialization as exc:
-            raise Serialization(context, f"{obj.at('validate_error')}: {exc.message_text}") from None
+            raise Serialization(  # rule: 01.5/document_format_refused
+                context, f"{obj.at('validate_error')}: {exc.message_text}"
+            ) from None
     return DeclaredRuntimePolicy(serialized, reported, error)
 
 

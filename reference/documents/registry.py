@@ -65,7 +65,7 @@ class DeclaredOperationContract:
     def validate_signature(self, inputs: Sequence[TensorContract], outputs: Sequence[TensorContract]) -> None:
         self.calls += 1
         if self.reject_signature or tuple(inputs) != self.operation.inputs or tuple(outputs) != self.operation.outputs:
-            raise invalid_plan("typed operation signature rejected")
+            raise invalid_plan("typed operation signature rejected")  # rule: 04.9/step07_validate_signature
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +181,9 @@ class RegistryDocument:
         for spec in self.estimators:
             row = rows.get(spec.provider_id)
             if row is None:
-                raise Serialization("build registry document", f"provider `{spec.provider_id}` is not in the catalog")
+                raise Serialization(  # rule: 01.5/document_format_refused
+                    "build registry document", f"provider `{spec.provider_id}` is not in the catalog"
+                )
             estimators.append(
                 estimator_factory(spec, row) if estimator_factory else DeclaredEstimator.reference(row, spec)
             )
@@ -215,7 +217,9 @@ class RegistryDocument:
             e = WireObject(item, fields, optional=("estimate",), type_name="EstimatorSpec", context=context, path=at)
             by_node = e.raw("scratch_bytes_by_node")
             if not isinstance(by_node, dict):
-                raise Serialization(context, f"{e.at('scratch_bytes_by_node')}: expected a JSON object")
+                raise Serialization(  # rule: 01.5/struct_wrong_json_type
+                    context, f"{e.at('scratch_bytes_by_node')}: expected a JSON object"
+                )
             estimate = None
             if "estimate" in e:
                 estimate = EstimateDocument.from_wire(e.raw("estimate"), context, e.at("estimate"))

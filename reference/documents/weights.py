@@ -160,7 +160,9 @@ def _index(items: Sequence[WeightComponentSpec | WeightTensorSpec], item_id: Wei
     for i, item in enumerate(items):
         if item.id == item_id:
             return i
-    raise _fail(f"weight materializer edit names absent {what} `{item_id}`")
+    raise _fail(  # rule: 05.10.6/declared_materializer_refuses
+        f"weight materializer edit names absent {what} `{item_id}`"
+    )
 
 
 def _optional(raw: dict[str, Any], name: str, read: Callable[[Any, str], Any], path: str) -> dict[str, Any]:
@@ -176,7 +178,7 @@ def _u64_list(raw: Any, context: str, path: str) -> tuple[int, ...]:
 
 def _bool(raw: Any, context: str, path: str) -> bool:
     if not isinstance(raw, bool):
-        raise Serialization(context, f"{path}: expected a boolean")
+        raise Serialization(context, f"{path}: expected a boolean")  # rule: 01.5/struct_wrong_json_type
     return raw
 
 
@@ -185,7 +187,9 @@ def _component_changes(raw: Any, context: str, path: str) -> tuple[WeightId, dic
     obj = WireObject(raw, ("id",), type_name="set_component", context=context, path=path, lenient=True)
     unknown = [k for k in raw if k not in fields]
     if unknown:
-        raise Serialization(context, f"{path}: unknown field `{unknown[0]}` in set_component")
+        raise Serialization(  # rule: 01.3.6/decode_unknown_field
+            context, f"{path}: unknown field `{unknown[0]}` in set_component"
+        )
     changes: dict[str, Any] = {}
     changes |= _optional(
         raw,
@@ -212,7 +216,9 @@ def _tensor_changes(raw: Any, context: str, path: str) -> tuple[WeightId, dict[s
     obj = WireObject(raw, ("id",), type_name="set_tensor", context=context, path=path, lenient=True)
     unknown = [k for k in raw if k not in fields]
     if unknown:
-        raise Serialization(context, f"{path}: unknown field `{unknown[0]}` in set_tensor")
+        raise Serialization(  # rule: 01.3.6/decode_unknown_field
+            context, f"{path}: unknown field `{unknown[0]}` in set_tensor"
+        )
     changes: dict[str, Any] = {}
     changes |= _optional(raw, "dimensions", lambda v, p: _u64_list(v, context, p), path)
     changes |= _optional(
@@ -287,7 +293,9 @@ class MaterializeRule:
         if tag == "reject":
             return cls("reject", reason=read_str(content, context=context, path=f"{path}.reject"))
         if not isinstance(content, dict):
-            raise Serialization(context, f"{path}.fill: expected an object of component id -> byte")
+            raise Serialization(  # rule: 01.5/struct_wrong_json_type
+                context, f"{path}.fill: expected an object of component id -> byte"
+            )
         fill = {
             WeightId.from_wire(k, context=context): read_uint(v, bits=8, context=context, path=f"{path}.fill.{k}")
             for k, v in content.items()
@@ -301,15 +309,23 @@ class MaterializeRule:
         component: WeightComponentSpec,
     ) -> WeightComponentPayload:
         if self.kind == "reject":
-            raise _fail(self.reason or "declared weight materializer refuses to initialize weights")
+            raise _fail(  # rule: 05.10.6/declared_materializer_refuses
+                self.reason or "declared weight materializer refuses to initialize weights"
+            )
         if self.kind == "identity":
             if len(source_components) != 1:
-                raise _fail("identity weight materializer requires exactly one source component")
+                raise _fail(  # rule: 05.10.6/declared_materializer_refuses
+                    "identity weight materializer requires exactly one source component"
+                )
             if source_components[0] != component:
-                raise _fail(f"identity weight materializer cannot transform component `{component.id}`")
+                raise _fail(  # rule: 05.10.6/declared_materializer_refuses
+                    f"identity weight materializer cannot transform component `{component.id}`"
+                )
             return source.component(source_components[0])
         if self.kind == "zero_pad" and len(source_components) != 1:
-            raise _fail("zero-pad weight materializer requires one source component")
+            raise _fail(  # rule: 05.10.6/declared_materializer_refuses
+                "zero-pad weight materializer requires one source component"
+            )
         payloads = [source.component(s) for s in source_components]
         length = host_length(component)
         files = [f for p in payloads for f in p.source_files]
@@ -317,12 +333,16 @@ class MaterializeRule:
             assert self.fill is not None
             byte = self.fill.get(component.id)
             if byte is None:
-                raise _fail(f"unexpected derived execution component `{component.id}`")
+                raise _fail(  # rule: 05.10.6/declared_materializer_refuses
+                    f"unexpected derived execution component `{component.id}`"
+                )
             data = bytes([byte]) * length
         else:
             joined = b"".join(p.to_bytes() for p in payloads)
             if self.kind == "concat" and len(joined) != length:
-                raise _fail(f"concatenated sources of `{component.id}` do not fill the execution component")
+                raise _fail(  # rule: 05.10.6/declared_materializer_refuses
+                    f"concatenated sources of `{component.id}` do not fill the execution component"
+                )
             data = joined[:length].ljust(length, b"\0")
         return WeightComponentPayload.from_ordered_sources(
             component, component.external_names, files, component.dimensions, component.physical_element_type(), data
@@ -357,7 +377,9 @@ class WeightMaterializerDocument:
     def from_wire(cls, raw: Any, *, context: str = DOCUMENT_CONTEXT, path: str = "$") -> WeightMaterializerDocument:
         names = ("descriptor", "execution_schema", "component_sources", "materialize", "fault")
         if not isinstance(raw, dict):
-            raise Serialization(context, f"{path}: materializer document must be a JSON object")
+            raise Serialization(  # rule: 01.5/struct_wrong_json_type
+                context, f"{path}: materializer document must be a JSON object"
+            )
         raw = {"component_sources": None, "fault": None, **raw}
         obj = WireObject(raw, names, type_name="WeightMaterializerDocument", context=context, path=path)
         schema_obj = WireObject(

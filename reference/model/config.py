@@ -61,7 +61,9 @@ def config_fingerprint(config: JsonValue) -> str:
 def validate_raw_config_consumed(family_id: str, raw: JsonValue, typed: JsonValue) -> None:
     """Every caller-supplied key and value must survive typed parsing unchanged (spec 02 §5.2)."""
     if type(raw) is not dict or type(typed) is not dict:
-        raise InvalidModelConfig(family_id=family_id, field="config", reason="config must be a JSON object")
+        raise InvalidModelConfig(  # rule: 02.5.2/config_must_be_objects
+            family_id=family_id, field="config", reason="config must be a JSON object"
+        )
     _consumed(family_id, "", raw, typed)
 
 
@@ -71,7 +73,7 @@ def _consumed(family_id: str, path: str, raw: Any, typed: Any) -> None:
         for key in sorted(raw):
             child = f"/{key}" if path == "" else f"{path}/{key}"
             if key not in typed:
-                raise InvalidModelConfig(
+                raise InvalidModelConfig(  # rule: 02.5.2/raw_key_missing_in_typed
                     family_id=family_id, field=child, reason="configuration key was not consumed by the family"
                 )
             _consumed(family_id, child, raw[key], typed[key])
@@ -79,7 +81,7 @@ def _consumed(family_id: str, path: str, raw: Any, typed: Any) -> None:
         for index, (r, t) in enumerate(zip(raw, typed, strict=True)):
             _consumed(family_id, f"{path}/{index}", r, t)
     elif not json_equal(raw, typed):
-        raise InvalidModelConfig(
+        raise InvalidModelConfig(  # rule: 02.5.2/scalar_value_changed
             family_id=family_id, field=path or "config", reason="configuration value changed during parsing"
         )
 

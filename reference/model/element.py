@@ -68,7 +68,9 @@ class ElementType(Enum):
             for member in cls:
                 if member.value == raw:
                     return member
-        raise Serialization(context, f"{path}: unknown element type {raw!r}")
+        raise Serialization(  # rule: 03.2/element_type_unknown_rejected
+            context, f"{path}: unknown element type {raw!r}"
+        )
 
 
 _SIZES: Final = {

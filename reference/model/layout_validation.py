@@ -87,7 +87,9 @@ class LayoutValidator:
         self.counter = 0
 
     def fail(self, reason: str) -> NoReturn:
-        raise InvalidModelConfig(family_id=self.family_id, field=self.field, reason=reason)
+        raise InvalidModelConfig(  # rule: 02.8.7/layout_errors_field
+            family_id=self.family_id, field=self.field, reason=reason
+        )
 
     def visit(self, depth: int) -> None:
         if depth > MAX_PHYSICAL_WEIGHT_LAYOUT_DEPTH:

@@ -74,7 +74,9 @@ class SpecialTokenCollision:
 
     def __post_init__(self) -> None:
         if self.first is self.second:
-            raise InvalidExecutionPlan(reason="a special-token collision needs two distinct roles")
+            raise InvalidExecutionPlan(  # rule: 02.11.1/collision_equal_roles
+                reason="a special-token collision needs two distinct roles"
+            )
         if self.second.rank < self.first.rank:
             first, second = self.second, self.first
             object.__setattr__(self, "first", first)
@@ -250,4 +252,6 @@ def validate_metadata(family_id: str, metadata: ModelSemanticMetadata) -> None:
     elif not metadata.special_tokens.eos_token_ids:
         reason = "at least one eos token id is required"
     if reason is not None:
-        raise InvalidModelConfig(family_id=family_id, field=METADATA_FIELD, reason=reason)
+        raise InvalidModelConfig(  # rule: 02.11.3/template_empty, 02.11.3/source_file_empty
+            family_id=family_id, field=METADATA_FIELD, reason=reason
+        )

@@ -104,23 +104,29 @@ class NumericalExecutionProfile:
     def validate(self) -> None:
         """Version, operations, primary activation boundary, unique ops/states, state tensors and demands."""
         if self.version.major == 0 or not self.operations:
-            raise self._fail("numerical profile needs a non-zero major version and at least one operation")
+            raise self._fail(  # rule: 02.9.2/profile_version_major_zero, 02.9.2/profile_no_operations
+                "numerical profile needs a non-zero major version and at least one operation"
+            )
         primary = self.boundaries.get(self.primary_activation)
         if primary is None or primary not in FLOAT_TYPES:
-            raise self._fail("primary activation must be a float boundary")
+            raise self._fail("primary activation must be a float boundary")  # rule: 02.9.2/primary_activation_not_float
         seen_ops: set[OperationId] = set()
         for operation in self.operations:
             if operation.version.major == 0 or operation.operation_id in seen_ops:
-                raise self._fail(f"operation `{operation.operation_id}` is duplicated or has version 0.x")
+                raise self._fail(  # rule: 02.9.2/duplicate_operation_id, 02.9.2/operation_version_major_zero
+                    f"operation `{operation.operation_id}` is duplicated or has version 0.x"
+                )
             seen_ops.add(operation.operation_id)
             for kind in (operation.multiplication_type, operation.accumulation_type):
                 if kind is not None and kind not in FLOAT_TYPES:
-                    raise self._fail(f"operation `{operation.operation_id}` arithmetic types must be float")
+                    raise self._fail(  # rule: 02.9.2/multiplication_type_not_float, 02.9.2/accumulation_type_not_float
+                        f"operation `{operation.operation_id}` arithmetic types must be float"
+                    )
         state_ids: set[Any] = set()
         value_ids: set[ProgramValueId] = set()
         for state in self.states:
             if state.id in state_ids or state.value_id in value_ids:
-                raise self._fail(f"state `{state.id}` is duplicated")
+                raise self._fail(f"state `{state.id}` is duplicated")  # rule: 02.9.2/duplicate_state_id
             state_ids.add(state.id)
             value_ids.add(state.value_id)
             state.tensor.validate("numerical_profile.states.tensor")
@@ -146,28 +152,34 @@ class NumericalExecutionProfile:
         """Operations, boundaries and states must match the program exactly (spec 02 §9.2)."""
         self.validate()
         if program.family_id != self.family_id:
-            raise self._fail("program belongs to another family")
+            raise self._fail("program belongs to another family")  # rule: 02.9.2/program_family_differs
         declared = {op.operation_id: op for op in self.operations}
         used: set[OperationId] = set()
         for node in program.nodes():
             contract = declared.get(node.operation_id)
             if contract is None or contract.version != node.required_version:
-                raise self._fail(f"node `{node.id}` operation `{node.operation_id}` is not declared at its version")
+                raise self._fail(  # rule: 02.9.2/node_operation_undeclared, 02.9.2/node_version_exact
+                    f"node `{node.id}` operation `{node.operation_id}` is not declared at its version"
+                )
             used.add(node.operation_id)
         if set(declared) != used:
-            raise self._fail("profile declares operations no node uses")
+            raise self._fail("profile declares operations no node uses")  # rule: 02.9.2/operation_unused
         if set(self.boundaries) != set(program.node_outputs()):
-            raise self._fail("profile boundaries must equal the set of node outputs")
+            raise self._fail(  # rule: 02.9.2/boundaries_equal_node_outputs
+                "profile boundaries must equal the set of node outputs"
+            )
         mine = {state.id: state for state in self.states}
         theirs = {state.id: state for state in program.states}
         if mine != theirs:
-            raise self._fail("profile states differ from program states")
+            raise self._fail("profile states differ from program states")  # rule: 02.9.2/states_equal
 
     def validate_inferred_boundaries(self, values: Mapping[ProgramValueId, ElementType]) -> None:
         """Every boundary value must have been inferred with its declared element type."""
         for value_id, expected in self.boundaries.items():
             if values.get(value_id) is not expected:
-                raise self._fail(f"boundary `{value_id}` has a different inferred element type")
+                raise self._fail(  # rule: 02.9.2/inferred_boundaries
+                    f"boundary `{value_id}` has a different inferred element type"
+                )
 
     def to_wire(self) -> JsonValue:
         return {
@@ -199,7 +211,9 @@ class NumericalExecutionProfile:
         )
         raw_boundaries = f.raw("boundaries")
         if not isinstance(raw_boundaries, dict):
-            raise Serialization(context, f"{f.at('boundaries')}: expected an object")
+            raise Serialization(  # rule: 02.1/deny_unknown_numerical_execution_profile
+                context, f"{f.at('boundaries')}: expected an object"
+            )
         boundaries = {
             read_identity(key, ProgramValueId, context=context, path=f"{f.at('boundaries')}.{key}"): _element(
                 value, context, f"{f.at('boundaries')}.{key}"
@@ -255,17 +269,23 @@ class FamilyNumericalProfiles:
             return InvalidModelConfig(family_id=family_id.value, field=FIELD, reason=reason)
 
         if version.major == 0 or not profiles:
-            raise fail("family numerical profiles need a non-zero major version and at least one profile")
+            raise fail(  # rule: 02.9.3/profiles_version_major_zero, 02.9.3/profiles_empty
+                "family numerical profiles need a non-zero major version and at least one profile"
+            )
         normalized: dict[NumericalProfileId, NumericalExecutionProfile] = {}
         for profile in profiles:
             profile.validate()
             profile = profile.normalize()
             if profile.family_id != family_id or profile.id in normalized:
-                raise fail(f"profile `{profile.id}` belongs to another family or is duplicated")
+                raise fail(  # rule: 02.9.3/profile_foreign_family, 02.9.3/duplicate_profile_id
+                    f"profile `{profile.id}` belongs to another family or is duplicated"
+                )
             normalized[profile.id] = profile
         preference = tuple(auto_preference)
         if any(pid not in normalized for pid in preference) or len(set(preference)) != len(preference):
-            raise fail("auto preference must list declared profiles once each")
+            raise fail(  # rule: 02.9.3/auto_preference_undeclared, 02.9.3/auto_preference_duplicate
+                "auto preference must list declared profiles once each"
+            )
         ordered = tuple(normalized[pid] for pid in sorted(normalized))
         return cls(version, ordered, preference, family_id)
 
@@ -283,7 +303,9 @@ class FamilyNumericalProfiles:
             if profile.id == profile_id:
                 return profile
         family = self.profiles[0].family_id.value if self.profiles else ""
-        raise InvalidModelConfig(family_id=family, field=FIELD, reason=f"unknown numerical profile `{profile_id}`")
+        raise InvalidModelConfig(  # rule: 02.6.2/unknown_profile
+            family_id=family, field=FIELD, reason=f"unknown numerical profile `{profile_id}`"
+        )
 
     def candidates(self, policy: NumericalExecutionPolicy) -> tuple[NumericalExecutionProfile, ...]:
         """Auto: the auto preference in order (empty is an error); Require(id): that profile."""
@@ -291,7 +313,9 @@ class FamilyNumericalProfiles:
             return (self.resolve(policy.require),)
         if not self.auto_preference:
             family = self.profiles[0].family_id.value if self.profiles else ""
-            raise InvalidModelConfig(family_id=family, field=FIELD, reason="family has no automatic profile")
+            raise InvalidModelConfig(  # rule: 02.6.2/unknown_profile
+                family_id=family, field=FIELD, reason="family has no automatic profile"
+            )
         return tuple(self.resolve(pid) for pid in self.auto_preference)
 
     def to_wire(self) -> JsonValue:

@@ -106,14 +106,16 @@ class PreparedModelFamily(_PreparedFields):
         """Validate and assemble (spec 02 §6.3, first failure wins)."""
         fid = family_id.value
         if type(canonical_config) is not dict:
-            raise InvalidModelConfig(family_id=fid, field="config", reason="canonical config must be a JSON object")
+            raise InvalidModelConfig(  # rule: 02.6.3/canonical_config_object
+                family_id=fid, field="config", reason="canonical config must be a JSON object"
+            )
         config = canonical_json(canonical_config)
         fingerprint = config_fingerprint(config)
         weight_schema.validate(fid)
         schema = weight_schema.normalize()
         schema.validate(fid)
         if program.family_id != family_id:
-            raise InvalidModelConfig(
+            raise InvalidModelConfig(  # rule: 02.6.3/program_family_mismatch
                 family_id=fid, field="program.family_id", reason="program belongs to another family"
             )
         schema.validate_program_references(fid, program)
@@ -175,7 +177,7 @@ def _parse_last_wins(data: bytes) -> JsonValue:
         value = json.loads(data.decode("utf-8"), parse_constant=reject_constant, parse_int=parse_int)
         json.dumps(value, ensure_ascii=False).encode("utf-8")
     except (ValueError, UnicodeError, RecursionError) as exc:
-        raise Serialization(DECODE_CONTEXT, f"malformed JSON: {exc}") from None
+        raise Serialization(DECODE_CONTEXT, f"malformed JSON: {exc}") from None  # rule: 05.9.1/step2_not_json
     return value
 
 
@@ -188,7 +190,7 @@ class UnvalidatedPreparedModelFamily(_PreparedFields):
         """Size cap, parse, strict field decode, re-serialization equality, wire version (spec 02 §7.4)."""
         raw_bytes = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
         if len(raw_bytes) > MAX_PREPARED_MODEL_FAMILY_WIRE_BYTES:
-            raise Serialization(
+            raise Serialization(  # rule: 01.5/prepared_family_wire_cap, 02.7.4/wire_size_cap
                 DECODE_CONTEXT,
                 f"wire is {len(raw_bytes)} bytes; maximum is {MAX_PREPARED_MODEL_FAMILY_WIRE_BYTES}",
             )
@@ -206,9 +208,11 @@ class UnvalidatedPreparedModelFamily(_PreparedFields):
             ModelSemanticMetadata.from_wire(raw["metadata"], DECODE_CONTEXT, "$.metadata"),
         )
         if not json_equal(decoded.to_wire(), raw):
-            raise Serialization(DECODE_CONTEXT, "wire is not the canonical serialization of its decoded value")
+            raise Serialization(  # rule: 02.7.4/reserialization_rejects_missing_option_keys
+                DECODE_CONTEXT, "wire is not the canonical serialization of its decoded value"
+            )
         if decoded.wire_version != PREPARED_MODEL_FAMILY_WIRE_VERSION:
-            raise Serialization(
+            raise Serialization(  # rule: 02.7.4/wire_version_not_two
                 DECODE_CONTEXT, f"unsupported prepared model family wire version {decoded.wire_version}"
             )
         return decoded

@@ -155,7 +155,9 @@ class ProgramNode:
         )
         attributes_raw = f.raw("attributes")
         if not isinstance(attributes_raw, dict):
-            raise Serialization(context, f"{f.at('attributes')}: expected an object")
+            raise Serialization(  # rule: 02.10.1/node_attributes_required
+                context, f"{f.at('attributes')}: expected an object"
+            )
         attributes = {
             read_identity(
                 key, AttributeId, context=context, path=f"{f.at('attributes')}.{key}"
@@ -214,14 +216,22 @@ class ProgramCheckpointInputs:
         object.__setattr__(self, "conditioning_inputs", conditioning)
         object.__setattr__(self, "output_only_inputs", output_only)
         if self.contract_version != STATE_CHECKPOINT_CONTRACT_VERSION:
-            raise InvalidExecutionPlan(reason="checkpoint input contract must be 1.0")
+            raise InvalidExecutionPlan(  # rule: 02.10.1/checkpoint_inputs_version
+                reason="checkpoint input contract must be 1.0"
+            )
         for values in (conditioning, output_only):
             if any(values[i] >= values[i + 1] for i in range(len(values) - 1)):
-                raise InvalidExecutionPlan(reason="checkpoint input sets must be strictly ascending")
+                raise InvalidExecutionPlan(  # rule: 02.10.1/checkpoint_inputs_ascending
+                    reason="checkpoint input sets must be strictly ascending"
+                )
         if self.token_input in conditioning:
-            raise InvalidExecutionPlan(reason="token input must not be a conditioning input")
+            raise InvalidExecutionPlan(  # rule: 02.10.1/checkpoint_token_not_conditioning
+                reason="token input must not be a conditioning input"
+            )
         if self.token_input in output_only or set(conditioning) & set(output_only):
-            raise InvalidExecutionPlan(reason="output-only inputs must be disjoint from token and conditioning inputs")
+            raise InvalidExecutionPlan(  # rule: 02.10.1/checkpoint_output_only_disjoint
+                reason="output-only inputs must be disjoint from token and conditioning inputs"
+            )
 
     def all_inputs(self) -> frozenset[ProgramValueId]:
         return frozenset((self.token_input, *self.conditioning_inputs, *self.output_only_inputs))
@@ -283,7 +293,9 @@ class ModelProgram:
         object.__setattr__(self, "states", tuple(sorted(self.states, key=lambda s: s.id)))
         object.__setattr__(self, "weights", tuple(sorted(self.weights, key=lambda w: w.weight_id)))
         if self.checkpoint_inputs is not None and self.checkpoint_inputs.all_inputs() != frozenset(self.inputs):
-            raise InvalidExecutionPlan(reason="checkpoint inputs must partition the program inputs exactly")
+            raise InvalidExecutionPlan(  # rule: 02.10.1/checkpoint_inputs_cover_program_inputs
+                reason="checkpoint inputs must partition the program inputs exactly"
+            )
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ModelProgram):
@@ -296,9 +308,13 @@ class ModelProgram:
     def _validate(self) -> None:
         fid = self.family_id.value
         if not self.blocks:
-            raise _program_error(fid, "program.blocks", "program needs at least one block")
+            raise _program_error(  # rule: 02.10.3/blocks_empty
+                fid, "program.blocks", "program needs at least one block"
+            )
         if not self.inputs or len(set(self.inputs)) != len(self.inputs):
-            raise _program_error(fid, "program.inputs", "program inputs must be non-empty and unique")
+            raise _program_error(  # rule: 02.10.3/inputs_empty, 02.10.3/inputs_duplicate
+                fid, "program.inputs", "program inputs must be non-empty and unique"
+            )
         known: set[ProgramValueId] = set(self.inputs)
         for state in self.states:
             state.checkpoint.validate_lifetime(state.lifetime)
@@ -306,14 +322,18 @@ class ModelProgram:
                 state.tensor.validate("program.states.tensor")
                 state.capacity_demand.validate(state.tensor.byte_len())
             except InvalidExecutionPlan as exc:
-                raise _program_error(fid, "program.states.value_id", exc.reason) from None
+                raise _program_error(  # rule: 02.10.3/state_invalid_tensor, 02.10.3/state_invalid_demand
+                    fid, "program.states.value_id", exc.reason
+                ) from None
             if state.value_id in known:
-                raise _program_error(fid, "program.states.value_id", f"value `{state.value_id}` is already defined")
+                raise _program_error(  # rule: 02.10.3/state_value_redefined
+                    fid, "program.states.value_id", f"value `{state.value_id}` is already defined"
+                )
             known.add(state.value_id)
         weight_ids: set[WeightId] = set()
         for weight in self.weights:
             if weight.weight_id in weight_ids or weight.value_id in known:
-                raise _program_error(
+                raise _program_error(  # rule: 02.10.3/weight_duplicate_or_redefined
                     fid, "program.weights", f"weight `{weight.weight_id}` is duplicated or redefines a value"
                 )
             weight_ids.add(weight.weight_id)
@@ -324,21 +344,27 @@ class ModelProgram:
         node_ids: set[NodeId] = set()
         for block in self.blocks:
             if not block.id or not block.nodes or block.id in block_ids:
-                raise _program_error(fid, "program.blocks.id", f"block {block.id!r} is empty, unnamed or duplicated")
+                raise _program_error(  # rule: 02.10.3/block_id_empty_nodes_duplicate
+                    fid, "program.blocks.id", f"block {block.id!r} is empty, unnamed or duplicated"
+                )
             block_ids.add(block.id)
             for node in block.nodes:
                 self._validate_node(fid, node, known, node_ids, bound)
         state_ids: set[StateId] = set()
         for state in self.states:
             if state.id in state_ids:
-                raise _program_error(fid, "program.states.id", f"state `{state.id}` is duplicated")
+                raise _program_error(  # rule: 02.10.3/state_id_duplicate_after_blocks
+                    fid, "program.states.id", f"state `{state.id}` is duplicated"
+                )
             state_ids.add(state.id)
         if (
             not self.outputs
             or len(set(self.outputs)) != len(self.outputs)
             or any(output not in known for output in self.outputs)
         ):
-            raise _program_error(fid, "program.outputs", "program outputs must be non-empty, unique and defined")
+            raise _program_error(  # rule: 02.10.3/outputs_invalid
+                fid, "program.outputs", "program outputs must be non-empty, unique and defined"
+            )
 
     @staticmethod
     def _validate_node(
@@ -349,23 +375,33 @@ class ModelProgram:
         bound: set[ProgramValueId],
     ) -> None:
         if node.required_version.major == 0 or not node.outputs:
-            raise _program_error(fid, "program.nodes.contract", f"node `{node.id}` has version 0.x or no outputs")
+            raise _program_error(  # rule: 02.10.3/node_contract
+                fid, "program.nodes.contract", f"node `{node.id}` has version 0.x or no outputs"
+            )
         for attribute in node.attributes.values():
             attribute.validate()
         if node.id in node_ids:
-            raise _program_error(fid, "program.nodes.id", f"node `{node.id}` is duplicated")
+            raise _program_error(  # rule: 02.10.3/node_id_duplicate
+                fid, "program.nodes.id", f"node `{node.id}` is duplicated"
+            )
         node_ids.add(node.id)
         token_value = node.work.value_id
         if token_value is not None:
             operands = node.inputs + node.outputs
             if operands.count(token_value) != 1 or token_value in bound:
-                raise _program_error(fid, "program.nodes.work", f"node `{node.id}` token work value is invalid")
+                raise _program_error(  # rule: 02.10.3/node_work_value
+                    fid, "program.nodes.work", f"node `{node.id}` token work value is invalid"
+                )
         for value in node.inputs:
             if value not in known:
-                raise _program_error(fid, "program.nodes.inputs", f"node `{node.id}` reads undefined value `{value}`")
+                raise _program_error(  # rule: 02.10.3/node_input_undefined
+                    fid, "program.nodes.inputs", f"node `{node.id}` reads undefined value `{value}`"
+                )
         for value in node.outputs:
             if value in known:
-                raise _program_error(fid, "program.nodes.outputs", f"value `{value}` has multiple producers")
+                raise _program_error(  # rule: 02.10.3/node_output_multiple_producers
+                    fid, "program.nodes.outputs", f"value `{value}` has multiple producers"
+                )
             known.add(value)
 
     # ------------------------------------------------------------------ queries

@@ -77,11 +77,13 @@ class TypedFamilyRegistration(Generic[Config]):
         fid = family.value
         ids = self.external_metadata_ids()
         if not ids:
-            raise InvalidModelConfig(family_id=fid, field="external_metadata_ids", reason="no external metadata ids")
+            raise InvalidModelConfig(  # rule: 02.6.1/empty_external_metadata_ids
+                family_id=fid, field="external_metadata_ids", reason="no external metadata ids"
+            )
         config = provider.parse_config(raw_config)
         external = provider.validated_external_metadata_id(raw_config, config)
         if external not in ids:
-            raise InvalidModelConfig(
+            raise InvalidModelConfig(  # rule: 02.6.1/selected_external_id_undeclared
                 family_id=fid, field="external_metadata_id", reason=f"`{external}` is not declared by the family"
             )
         typed = canonical_json(provider.config_to_json(config))
@@ -94,7 +96,7 @@ class TypedFamilyRegistration(Generic[Config]):
         validate_metadata(fid, metadata)
         profiles = provider.numerical_profiles(config)
         if any(profile.family_id != family for profile in profiles.profiles):
-            raise InvalidModelConfig(
+            raise InvalidModelConfig(  # rule: 02.6.1/profiles_foreign_family
                 family_id=fid, field="numerical_profiles", reason="a numerical profile belongs to another family"
             )
         return ModelFamilyDefinition(family, external, typed, schema, metadata, profiles, self._authority, config)
@@ -105,7 +107,7 @@ class TypedFamilyRegistration(Generic[Config]):
         family = provider.family_id()
         fid = family.value
         if definition._authority is not self._authority or definition.family_id != family:
-            raise InvalidModelConfig(
+            raise InvalidModelConfig(  # rule: 02.4.2/definition_bound_to_registration
                 family_id=fid, field="definition", reason="definition was produced by another registration"
             )
         pid = profile_id if isinstance(profile_id, NumericalProfileId) else NumericalProfileId(profile_id)
@@ -136,9 +138,11 @@ def _check_physical_identity(fid: str, source: WeightSchema, specialized: Weight
     for tensor in copy.tensors:
         original = source.tensor(tensor.id)
         if original is None:
-            raise InvalidModelConfig(family_id=fid, field=field_name, reason=f"specialization added `{tensor.id}`")
+            raise InvalidModelConfig(  # rule: 02.6.2/specialization_changes_physical
+                family_id=fid, field=field_name, reason=f"specialization added `{tensor.id}`"
+            )
         tensors.append(replace(tensor, logical_element_type=original.logical_element_type))
     if replace(copy, tensors=tuple(tensors)) != source:
-        raise InvalidModelConfig(
+        raise InvalidModelConfig(  # rule: 02.6.2/specialization_changes_physical
             family_id=fid, field=field_name, reason="specialization changed the physical weight schema"
         )

@@ -58,9 +58,9 @@ def resolve(registry: ModelFamilyRegistry, family_id: ModelFamilyId) -> ModelFam
     """The single registration with that family id (Unknown / Ambiguous otherwise)."""
     matches = [r for r in registry.registrations() if r.family_id() == family_id]
     if not matches:
-        raise UnknownModelFamily(family_id=family_id.value)
+        raise UnknownModelFamily(family_id=family_id.value)  # rule: 02.4.4/resolve_unknown_family
     if len(matches) > 1:
-        raise AmbiguousModelFamilyRegistration(
+        raise AmbiguousModelFamilyRegistration(  # rule: 02.4.4/resolve_ambiguous_family
             identity_kind="internal family", identity=family_id.value, matches=len(matches)
         )
     return matches[0]
@@ -70,9 +70,9 @@ def resolve_external(registry: ModelFamilyRegistry, metadata_id: ExternalModelMe
     """The single registration declaring that external id (Unknown / Ambiguous otherwise)."""
     matches = [r for r in registry.registrations() if metadata_id in r.external_metadata_ids()]
     if not matches:
-        raise UnknownExternalModelMetadata(metadata_id=metadata_id.value)
+        raise UnknownExternalModelMetadata(metadata_id=metadata_id.value)  # rule: 02.4.4/resolve_unknown_external
     if len(matches) > 1:
-        raise AmbiguousModelFamilyRegistration(
+        raise AmbiguousModelFamilyRegistration(  # rule: 02.4.4/resolve_ambiguous_external
             identity_kind="external metadata", identity=metadata_id.value, matches=len(matches)
         )
     return matches[0]

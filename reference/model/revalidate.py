@@ -21,17 +21,17 @@ def revalidate(unvalidated: UnvalidatedPreparedModelFamily, registry: ModelFamil
     fid = unvalidated.family_id.value
     registration = resolve(registry, unvalidated.family_id)
     if registration.family_id() != unvalidated.family_id:
-        raise InvalidModelConfig(
+        raise InvalidModelConfig(  # rule: 02.7.5/registration_family_mismatch
             family_id=fid, field="registration.family_id", reason="registration answers for another family"
         )
     external = resolve_external(registry, unvalidated.external_metadata_id)
     if external is not registration:
-        raise InvalidModelConfig(
+        raise InvalidModelConfig(  # rule: 02.7.5/external_id_same_registration, 02.7.5/registration_family_mismatch
             family_id=fid, field="external_metadata_id", reason="external id resolves to another registration"
         )
     rebuilt = registration.prepare_with_profile(unvalidated.canonical_config, unvalidated.numerical_profile.id)
     if not json_equal(rebuilt.to_wire(), unvalidated.to_wire()):
-        raise InvalidModelConfig(
+        raise InvalidModelConfig(  # rule: 02.7.5/rebuilt_differs
             family_id=fid, field="prepared_package", reason="wire differs from the family rebuilt by the registry"
         )
     return rebuilt

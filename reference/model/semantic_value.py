@@ -40,7 +40,9 @@ class CanonicalRational:
         check_i64(self.numerator, "numerator")
         check_uint(self.denominator, 64, "denominator")
         if self.denominator == 0:
-            raise InvalidExecutionPlan(reason="rational denominator must be non-zero")
+            raise InvalidExecutionPlan(  # rule: 02.10.1/rational_zero_denominator
+                reason="rational denominator must be non-zero"
+            )
         divisor = max(gcd(abs(self.numerator), self.denominator), 1)
         object.__setattr__(self, "numerator", self.numerator // divisor)
         object.__setattr__(self, "denominator", self.denominator // divisor)
@@ -60,14 +62,18 @@ class CanonicalRational:
         """Exact rational from a decimal or scientific string (no floats involved)."""
         match = _DECIMAL.fullmatch(text.strip())
         if match is None:
-            raise InvalidExecutionPlan(reason=f"`{text}` is not a decimal number")
+            raise InvalidExecutionPlan(  # rule: 02.10.1/rational_parse_decimal
+                reason=f"`{text}` is not a decimal number"
+            )
         if match.group(2) is not None:
             sign, whole, frac, exp = match.group(1), match.group(2), match.group(3) or "", match.group(4)
         else:
             sign, whole, frac, exp = match.group(5), "0", match.group(6), match.group(7)
         exponent = int(exp) if exp else 0
         if abs(exponent) > 40:
-            raise InvalidExecutionPlan(reason=f"`{text}` is outside the rational range")
+            raise InvalidExecutionPlan(  # rule: 02.10.1/rational_parse_decimal
+                reason=f"`{text}` is outside the rational range"
+            )
         numerator = int(whole + frac) * (-1 if sign == "-" else 1)
         denominator = 10 ** len(frac)
         if exponent >= 0:
@@ -78,7 +84,9 @@ class CanonicalRational:
         numerator //= divisor
         denominator //= divisor
         if not fits_i64(numerator) or denominator > U64_MAX:
-            raise InvalidExecutionPlan(reason=f"`{text}` is outside the rational range")
+            raise InvalidExecutionPlan(  # rule: 02.10.1/rational_parse_decimal
+                reason=f"`{text}` is outside the rational range"
+            )
         return cls(numerator, denominator)
 
 
@@ -120,9 +128,13 @@ class SemanticValue:
     def validate(self) -> None:
         """Empty text or an empty integer list is a bare ``InvalidExecutionPlan``."""
         if self.kind == "text" and self.value == "":
-            raise InvalidExecutionPlan(reason="text attribute value must not be empty")
+            raise InvalidExecutionPlan(  # rule: 02.10.1/semantic_text_non_empty
+                reason="text attribute value must not be empty"
+            )
         if self.kind == "integers" and self.value == ():
-            raise InvalidExecutionPlan(reason="integer list attribute value must not be empty")
+            raise InvalidExecutionPlan(  # rule: 02.10.1/semantic_integers_non_empty
+                reason="integer list attribute value must not be empty"
+            )
 
     def to_wire(self) -> JsonValue:
         value = self.value

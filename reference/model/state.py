@@ -85,14 +85,22 @@ class StateCapacityDemand:
         """fixed: tensor bytes > 0; token_scaled: bytes_per_token >= tensor bytes, max tokens > 0, no overflow."""
         if self.bytes_per_token is None or self.maximum_tokens is None:
             if tensor_bytes == 0:
-                raise InvalidExecutionPlan(reason="fixed state capacity needs a non-empty tensor")
+                raise InvalidExecutionPlan(  # rule: 02.10.1/fixed_demand_non_empty
+                    reason="fixed state capacity needs a non-empty tensor"
+                )
             return
         if self.bytes_per_token < tensor_bytes:
-            raise InvalidExecutionPlan(reason="token-scaled state bytes_per_token is below the tensor size")
+            raise InvalidExecutionPlan(  # rule: 02.10.1/token_scaled_bytes_per_token
+                reason="token-scaled state bytes_per_token is below the tensor size"
+            )
         if self.maximum_tokens == 0:
-            raise InvalidExecutionPlan(reason="token-scaled state maximum_tokens must be non-zero")
+            raise InvalidExecutionPlan(  # rule: 02.10.1/token_scaled_maximum_tokens
+                reason="token-scaled state maximum_tokens must be non-zero"
+            )
         if checked_mul(self.bytes_per_token, self.maximum_tokens) is None:
-            raise InvalidExecutionPlan(reason="token-scaled state capacity overflows u64")
+            raise InvalidExecutionPlan(  # rule: 02.10.1/token_scaled_overflow
+                reason="token-scaled state capacity overflows u64"
+            )
 
     def minimum_bytes(self, tensor_bytes: int) -> int:
         return tensor_bytes if self.bytes_per_token is None else self.bytes_per_token
@@ -102,7 +110,9 @@ class StateCapacityDemand:
             return tensor_bytes
         total = checked_mul(self.bytes_per_token, self.maximum_tokens)
         if total is None:
-            raise InvalidExecutionPlan(reason="token-scaled state capacity overflows u64")
+            raise InvalidExecutionPlan(  # rule: 02.10.1/token_scaled_overflow
+                reason="token-scaled state capacity overflows u64"
+            )
         return total
 
     def to_wire(self) -> JsonValue:
@@ -151,7 +161,9 @@ class StateCheckpointCapability:
     def validate_lifetime(self, lifetime: StateLifetime) -> None:
         """A supported checkpoint needs ``sequence`` lifetime (bare ``InvalidExecutionPlan``)."""
         if self.is_supported and lifetime is not StateLifetime.SEQUENCE:
-            raise InvalidExecutionPlan(reason="state checkpoints require sequence lifetime")
+            raise InvalidExecutionPlan(  # rule: 02.10.1/checkpoint_requires_sequence
+                reason="state checkpoints require sequence lifetime"
+            )
 
     def to_wire(self) -> JsonValue:
         if self.contents is None or self.input_dependency is None:
@@ -179,7 +191,9 @@ class StateCheckpointCapability:
         )
         version = f.version("contract_version")
         if version != STATE_CHECKPOINT_CONTRACT_VERSION:
-            raise Serialization(context, f"{inner}.contract_version: state checkpoint contract must be 1.0")
+            raise Serialization(  # rule: 02.10.1/checkpoint_contract_version
+                context, f"{inner}.contract_version: state checkpoint contract must be 1.0"
+            )
         contents = CheckpointContents(
             read_enum(f.raw("contents"), [c.value for c in CheckpointContents], context=context, path=f.at("contents"))
         )

@@ -180,14 +180,16 @@ class ProgramTensorSpec:
         """Raise bare ``InvalidExecutionPlan{reason="<field> is invalid: ..."}`` when not a valid resolved tensor."""
         failure = validate_resolved_tensor(self.dimensions, self.element_type, self.layout)
         if failure is not None:
-            raise InvalidExecutionPlan(reason=f"{field} is invalid: {failure}")
+            raise InvalidExecutionPlan(reason=f"{field} is invalid: {failure}")  # rule: 02.10.1/program_tensor_validate
 
     def byte_len(self) -> int:
         """``prod(dims) * size_bytes`` (layout ignored); overflow is ``InvalidExecutionPlan``."""
         elements = checked_product(self.dimensions)
         total = None if elements is None else checked_mul(elements, self.element_type.size_bytes)
         if total is None:
-            raise InvalidExecutionPlan(reason="program tensor byte length overflows u64")
+            raise InvalidExecutionPlan(  # rule: 02.10.1/program_tensor_validate
+                reason="program tensor byte length overflows u64"
+            )
         return total
 
     def to_wire(self) -> JsonValue:

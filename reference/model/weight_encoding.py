@@ -123,7 +123,9 @@ class QuantizationGrouping:
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> QuantizationGrouping:
         if not isinstance(raw, dict) or "kind" not in raw:
-            raise Serialization(context, f"{path}: quantization grouping needs a `kind` tag")
+            raise Serialization(  # rule: 01.5/enum_variant_shape
+                context, f"{path}: quantization grouping needs a `kind` tag"
+            )
         kind = read_enum(raw["kind"], ("fixed", "whole_axis", "block2d"), context=context, path=f"{path}.kind")
         if kind == "fixed":
             f = WireObject(raw, ("size",), lenient=True, type_name="fixed", context=context, path=path)
@@ -133,12 +135,16 @@ class QuantizationGrouping:
         f = WireObject(raw, ("block_shape",), lenient=True, type_name="block2d", context=context, path=path)
         shape = read_list(f.raw("block_shape"), context=context, path=f.at("block_shape"))
         if len(shape) != 2:
-            raise Serialization(context, f"{f.at('block_shape')}: expected an array of 2 non-zero u32")
+            raise Serialization(  # rule: 02.8.2/block2d_zero_entry_decode_error
+                context, f"{f.at('block_shape')}: expected an array of 2 non-zero u32"
+            )
         values = [
             read_uint(v, bits=32, context=context, path=f"{f.at('block_shape')}[{i}]") for i, v in enumerate(shape)
         ]
         if 0 in values:
-            raise Serialization(context, f"{f.at('block_shape')}: block extents must be non-zero")
+            raise Serialization(  # rule: 02.8.2/block2d_zero_entry_decode_error
+                context, f"{f.at('block_shape')}: block extents must be non-zero"
+            )
         return cls("block2d", block_shape=(values[0], values[1]))
 
 
@@ -159,13 +165,21 @@ class QuantizationSpec:
     def validate(self) -> None:
         """bits 1..=8, valid grouping, float scale type, integer zero-point type (bare ``InvalidExecutionPlan``)."""
         if not 1 <= self.bits_per_weight <= 8:
-            raise InvalidExecutionPlan(reason="quantization bits_per_weight must be in 1..=8")
+            raise InvalidExecutionPlan(  # rule: 02.8.2/bits_per_weight_range
+                reason="quantization bits_per_weight must be in 1..=8"
+            )
         if not self.grouping.is_valid():
-            raise InvalidExecutionPlan(reason="quantization group sizes must be non-zero powers of two")
+            raise InvalidExecutionPlan(  # rule: 02.8.2/fixed_group_power_of_two
+                reason="quantization group sizes must be non-zero powers of two"
+            )
         if self.scale_type not in FLOAT_TYPES:
-            raise InvalidExecutionPlan(reason="quantization scale type must be f16, bf16 or f32")
+            raise InvalidExecutionPlan(  # rule: 02.8.2/scale_type_float
+                reason="quantization scale type must be f16, bf16 or f32"
+            )
         if self.zero_point_type is not None and self.zero_point_type not in NARROW_INDEX_TYPES:
-            raise InvalidExecutionPlan(reason="quantization zero-point type must be u8, u32, i8 or i32")
+            raise InvalidExecutionPlan(  # rule: 02.8.2/zero_point_type_integer
+                reason="quantization zero-point type must be u8, u32, i8 or i32"
+            )
 
     def to_wire(self) -> JsonValue:
         return {
@@ -216,7 +230,9 @@ class BlockQuantizationSpec:
 
     def validate(self) -> None:
         if self.logical_values_per_block == 0 or self.bytes_per_block == 0:
-            raise InvalidExecutionPlan(reason="block quantization needs non-zero values and bytes per block")
+            raise InvalidExecutionPlan(  # rule: 02.8.2/block_values_per_block_positive
+                reason="block quantization needs non-zero values and bytes per block"
+            )
 
     def to_wire(self) -> JsonValue:
         return {
@@ -355,7 +371,9 @@ class WeightComponentSpec:
         """Exact stored bytes per encoding (spec 02 §8.3); overflow is ``InvalidExecutionPlan``."""
         elements = checked_product(self.dimensions)
         if elements is None:
-            raise InvalidExecutionPlan(reason=f"weight component `{self.id}` element count overflows u64")
+            raise InvalidExecutionPlan(  # rule: 02.8.3/physical_bytes_overflow
+                reason=f"weight component `{self.id}` element count overflows u64"
+            )
         encoding = self.encoding
         if isinstance(encoding, Dense | DenseAffine):
             total = checked_mul(elements, encoding.element_type.size_bytes)
@@ -365,7 +383,9 @@ class WeightComponentSpec:
             encoding.spec.validate()
             total = checked_mul(elements, encoding.spec.bytes_per_block)
         if total is None:
-            raise InvalidExecutionPlan(reason=f"weight component `{self.id}` byte size overflows u64")
+            raise InvalidExecutionPlan(  # rule: 02.8.3/physical_bytes_overflow
+                reason=f"weight component `{self.id}` byte size overflows u64"
+            )
         return total
 
     def to_wire(self) -> JsonValue:

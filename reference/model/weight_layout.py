@@ -382,7 +382,9 @@ def decode_physical_layout(raw: Any, context: str, path: str = "$") -> PhysicalW
         f = fields(("packed_values", "packed_dimensions", "scales", "block_axes"))
         axes = read_list(f.raw("block_axes"), context=context, path=f.at("block_axes"))
         if len(axes) != 2:
-            raise Serialization(context, f"{f.at('block_axes')}: expected an array of exactly 2 axes")
+            raise Serialization(  # rule: 02.1/fixed_arrays_exact_length
+                context, f"{f.at('block_axes')}: expected an array of exactly 2 axes"
+            )
         a0, a1 = (read_uint(v, bits=32, context=context, path=f.at("block_axes")) for v in axes)
         return QuantizedBlockGridLayout(
             f.nested("packed_values", _binding),

@@ -54,13 +54,17 @@ class WeightTensorSpec:
     def logical_elements(self) -> int:
         elements = checked_product(self.dimensions)
         if elements is None:
-            raise InvalidExecutionPlan(reason=f"weight `{self.id}` element count overflows u64")
+            raise InvalidExecutionPlan(  # rule: 02.8.4/logical_bytes_overflow
+                reason=f"weight `{self.id}` element count overflows u64"
+            )
         return elements
 
     def logical_bytes(self) -> int:
         total = checked_mul(self.logical_elements(), self.logical_element_type.size_bytes)
         if total is None:
-            raise InvalidExecutionPlan(reason=f"weight `{self.id}` byte size overflows u64")
+            raise InvalidExecutionPlan(  # rule: 02.8.4/logical_bytes_overflow
+                reason=f"weight `{self.id}` byte size overflows u64"
+            )
         return total
 
     def to_wire(self) -> JsonValue:
@@ -95,7 +99,7 @@ def physical_component_ids(layout: PhysicalWeightLayout) -> frozenset[WeightId]:
     """Budget pass, then every component id bound in the tree; budget failure is ``InvalidExecutionPlan``."""
     failure = layout_budget_failure(layout)
     if failure is not None:
-        raise InvalidExecutionPlan(reason=failure)
+        raise InvalidExecutionPlan(reason=failure)  # rule: 02.8.5/physical_component_ids_budget_error
     return physical_component_id_set(layout)
 
 
@@ -171,11 +175,13 @@ class WeightSchema:
     def validate(self, family_id: str) -> None:
         """The complete ordered rule list of spec 02 §8.6 (first failure wins)."""
         if self.version.major == 0 or not self.components or not self.tensors:
-            raise UnknownWeightLayout(family_id=family_id, layout_id=self.layout_id.value)
+            raise UnknownWeightLayout(  # rule: 02.8.6/version_major_zero, 02.8.6/no_components
+                family_id=family_id, layout_id=self.layout_id.value
+            )
         for tensor in self.tensors:
             failure = layout_budget_failure(tensor.physical_layout)
             if failure is not None:
-                raise InvalidModelConfig(
+                raise InvalidModelConfig(  # rule: 02.8.6/budget_per_tensor_first
                     family_id=family_id, field=f"weight_schema.tensors.{tensor.id}.physical_layout", reason=failure
                 )
         components = self._validate_components(family_id)
@@ -187,13 +193,13 @@ class WeightSchema:
                     family_id=family_id,
                     field="weight_schema.tensors",
                     reason=f"tensor `{tensor.id}` is duplicated or has empty/zero dimensions",
-                )
+                )  # rule: 02.8.6/duplicate_tensor_id, 02.8.6/empty_tensor_dimensions, 02.8.6/zero_tensor_dimension
             tensor_ids.add(tensor.id)
             validator = LayoutValidator(family_id, tensor.id, components, referenced)
             validator.validate(tensor.physical_layout, tensor.dimensions, tensor.logical_element_type)
         for component in self.components:
             if component.required and component.id not in referenced:
-                raise InvalidModelConfig(
+                raise InvalidModelConfig(  # rule: 02.8.6/required_component_unreferenced
                     family_id=family_id,
                     field="weight_schema.components",
                     reason=f"required component `{component.id}` is not referenced by any tensor",
@@ -208,13 +214,19 @@ class WeightSchema:
         abis: dict[QuantizationFormatId, WeightEncoding] = {}
         for component in self.components:
             if component.id in by_id or not component.external_names or not component.dimensions:
-                raise fail("weight_schema.components", f"component `{component.id}` is duplicated or empty")
+                raise fail(  # rule: 02.8.6/duplicate_component_id, 02.8.6/empty_component_dimensions
+                    "weight_schema.components", f"component `{component.id}` is duplicated or empty"
+                )
             for name in component.external_names:
                 if not rust_trim(name) or name in names:
-                    raise fail("weight_schema.components", f"external name {name!r} is blank or duplicated")
+                    raise fail(  # rule: 02.8.6/blank_external_name, 02.8.6/duplicate_external_name
+                        "weight_schema.components", f"external name {name!r} is blank or duplicated"
+                    )
                 names.add(name)
             if 0 in component.dimensions:
-                raise fail("weight_schema.components", f"component `{component.id}` has a zero dimension")
+                raise fail(  # rule: 02.8.6/zero_component_dimension
+                    "weight_schema.components", f"component `{component.id}` has a zero dimension"
+                )
             encoding = component.encoding
             if isinstance(encoding, Quantized | BlockQuantized):
                 encoding.spec.validate()
@@ -222,20 +234,24 @@ class WeightSchema:
             if format_id is not None:
                 known = abis.setdefault(format_id, encoding)
                 if known != encoding:
-                    raise fail(
+                    raise fail(  # rule: 02.8.6/conflicting_quantization_abi
                         "weight_schema.components.encoding",
                         f"quantization format `{format_id}` has conflicting physical ABIs",
                     )
             if isinstance(encoding, DenseAffine) and (
                 component.role is not WeightComponentRole.VALUES or encoding.element_type not in FLOAT_TYPES
             ):
-                raise fail("weight_schema.components.encoding", "dense_affine needs role values and a float type")
+                raise fail(  # rule: 02.8.6/dense_affine_role_values, 02.8.6/dense_affine_float_type
+                    "weight_schema.components.encoding", "dense_affine needs role values and a float type"
+                )
             try:
                 component.physical_bytes()
             except InvalidExecutionPlan as exc:
-                raise fail("weight_schema.components.dimensions", exc.reason) from None
+                raise fail(  # rule: 02.8.6/component_bytes_overflow
+                    "weight_schema.components.dimensions", exc.reason
+                ) from None
             if not _role_accepts(component.role, encoding):
-                raise fail(
+                raise fail(  # rule: 02.8.6/role_scales_encoding, 02.8.6/role_zero_points_encoding
                     "weight_schema.components.encoding",
                     f"component `{component.id}` role {component.role.value} does not accept its encoding",
                 )
@@ -260,11 +276,15 @@ class WeightSchema:
         """The tensor's components in schema list order; unknown weight or mismatch is ``InvalidExecutionPlan``."""
         tensor = self.tensor(weight_id)
         if tensor is None:
-            raise InvalidExecutionPlan(reason=f"unknown logical weight `{weight_id}`")
+            raise InvalidExecutionPlan(  # rule: 02.8.9/component_refs_unknown_weight
+                reason=f"unknown logical weight `{weight_id}`"
+            )
         ids = physical_component_ids(tensor.physical_layout)
         found = tuple(c for c in self.components if c.id in ids)
         if len(found) != len(ids):
-            raise InvalidExecutionPlan(reason=f"logical weight `{weight_id}` references unknown components")
+            raise InvalidExecutionPlan(  # rule: 02.8.9/component_refs_unknown_weight
+                reason=f"logical weight `{weight_id}` references unknown components"
+            )
         return found
 
     def physical_bytes(self, weight_id: WeightId) -> int:
@@ -272,7 +292,9 @@ class WeightSchema:
         for component in self.physical_component_refs(weight_id):
             next_total = checked_add(total, component.physical_bytes())
             if next_total is None:
-                raise InvalidExecutionPlan(reason=f"logical weight `{weight_id}` byte size overflows u64")
+                raise InvalidExecutionPlan(  # rule: 02.8.9/component_refs_unknown_weight
+                    reason=f"logical weight `{weight_id}` byte size overflows u64"
+                )
             total = next_total
         return total
 
@@ -282,19 +304,21 @@ class WeightSchema:
     def validate_program_references(self, family_id: str, program: ModelProgram) -> None:
         """Program weight references vs tensors (spec 02 §8.11); errors are ``InvalidModelConfig``."""
         if program.family_id.value != family_id:
-            raise InvalidModelConfig(family_id=family_id, field="program.family_id", reason="program family differs")
+            raise InvalidModelConfig(  # rule: 02.8.11/refs_program_family
+                family_id=family_id, field="program.family_id", reason="program family differs"
+            )
         tensors: dict[WeightId, WeightTensorSpec] = {}
         for candidate in self.tensors:
             tensors.setdefault(candidate.id, candidate)
         referenced = {w.weight_id for w in program.weights}
         unknown = sorted(w for w in referenced if w not in tensors)
         if unknown:
-            raise InvalidModelConfig(
+            raise InvalidModelConfig(  # rule: 02.8.11/refs_unknown_tensor
                 family_id=family_id, field="program.weights", reason=f"program references unknown weight `{unknown[0]}`"
             )
         for tensor in self.tensors:
             if tensor.required and tensor.id not in referenced:
-                raise InvalidModelConfig(
+                raise InvalidModelConfig(  # rule: 02.8.11/refs_required_unreferenced
                     family_id=family_id,
                     field="program.weights",
                     reason=f"required weight `{tensor.id}` is not referenced by the program",
@@ -305,7 +329,7 @@ class WeightSchema:
                 reference.tensor.dimensions != tensor.dimensions
                 or reference.tensor.element_type is not tensor.logical_element_type
             ):
-                raise InvalidModelConfig(
+                raise InvalidModelConfig(  # rule: 02.8.11/refs_shape_dtype
                     family_id=family_id,
                     field=f"program.weights.{reference.weight_id}.tensor",
                     reason="program weight tensor differs from the schema tensor",

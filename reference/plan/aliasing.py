@@ -65,12 +65,16 @@ def extract_exact_aliases(
         index = output.alias.tensor_index
         assert index is not None
         if index >= len(inputs):
-            raise invalid_plan(f"output `{output.value_id}` aliases absent input {index}")
+            raise invalid_plan(  # rule: 05.4.1/alias_target_input_exists
+                f"output `{output.value_id}` aliases absent input {index}"
+            )
         target = inputs[index]
         if output.storage == target.storage:
             edges.append(PlanExactAlias(output.value_id, ordinal, target.value_id, index, kind))
         elif kind is PlanExactAliasKind.MUST_ALIAS:
-            raise invalid_plan(f"output `{output.value_id}` lost its mandatory alias proof with `{target.value_id}`")
+            raise invalid_plan(  # rule: 05.4.1/must_alias_distinct_storage_rejected
+                f"output `{output.value_id}` lost its mandatory alias proof with `{target.value_id}`"
+            )
     return tuple(edges)
 
 
@@ -95,16 +99,22 @@ def validate_alias_liveness(
             None,
         )
         if source is None:
-            raise invalid_plan(f"exact alias input `{alias.input_value_id}` is not bound")
+            raise invalid_plan(  # rule: 05.4.2/aliased_input_binding_exists
+                f"exact alias input `{alias.input_value_id}` is not bound"
+            )
         value = alias.input_value_id
         if program.state_for_value(value) is not None:
-            raise invalid_plan(f"state `{value}` cannot be overwritten through an exact alias")
+            raise invalid_plan(  # rule: 05.4.2/aliased_state_rejected
+                f"state `{value}` cannot be overwritten through an exact alias"
+            )
         if (
             source.usage is not BufferUsage.ACTIVATIONS
             or last_consumers.get(value) != node_index
             or value in program_outputs
         ):
-            raise invalid_plan(f"value `{value}` is overwritten before its final consumer or is a program output")
+            raise invalid_plan(  # rule: 05.4.2/aliased_input_final_consumer
+                f"value `{value}` is overwritten before its final consumer or is a program output"
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +144,9 @@ class CanonicalValues:
         canonical = CanonicalValueBinding.of(binding)
         seen = self._values.setdefault(binding.value_id, canonical)
         if seen != canonical:
-            raise invalid_plan(f"value `{binding.value_id}` is bound with a different tensor, usage or storage")
+            raise invalid_plan(  # rule: 05.4.3/cross_node_canonical_value
+                f"value `{binding.value_id}` is bound with a different tensor, usage or storage"
+            )
 
     def items(self) -> list[tuple[ProgramValueId, CanonicalValueBinding]]:
         """Value-id order."""
@@ -149,7 +161,9 @@ def validate_node_alias_edges(values: Sequence[ResolvedValueBinding], aliases: S
     previous = -1
     for alias in aliases:
         if alias.output_ordinal <= previous:
-            raise invalid_plan("exact aliases are not strictly increasing by output ordinal")
+            raise invalid_plan(  # rule: 05.4.4/alias_edges_consistent
+                "exact aliases are not strictly increasing by output ordinal"
+            )
         previous = alias.output_ordinal
         output = next(
             (
@@ -172,7 +186,9 @@ def validate_node_alias_edges(values: Sequence[ResolvedValueBinding], aliases: S
             None,
         )
         if output is None or source is None:
-            raise invalid_plan("exact alias names a binding the node does not have")
+            raise invalid_plan(  # rule: 05.4.4/alias_edges_consistent
+                "exact alias names a binding the node does not have"
+            )
         if (
             _alias_kind(output.alias) is not alias.kind
             or output.alias.tensor_index != alias.input_ordinal
@@ -180,7 +196,9 @@ def validate_node_alias_edges(values: Sequence[ResolvedValueBinding], aliases: S
             or output.usage is not BufferUsage.ACTIVATIONS
             or source.usage is not BufferUsage.ACTIVATIONS
         ):
-            raise invalid_plan(f"exact alias of `{alias.output_value_id}` is not proven by its bindings")
+            raise invalid_plan(  # rule: 05.4.4/alias_edges_consistent
+                f"exact alias of `{alias.output_value_id}` is not proven by its bindings"
+            )
 
 
 class _Classes:
@@ -218,7 +236,7 @@ def validate_global_storage_aliasing(
     for value_id, binding in canonical.items():
         for component in binding.storage.components:
             start = component.offset_bytes
-            end = checked_add(
+            end = checked_add(  # rule: 05.4.4/range_end_checked
                 start, component.length_bytes, error=partial(invalid_plan, "value storage range overflows u64")
             )
             ranges = recorded.setdefault(component.resource_id, [])
@@ -226,7 +244,7 @@ def validate_global_storage_aliasing(
                 if prev_value == value_id or not (prev_start < end and start < prev_end):
                     continue
                 if classes.find(prev_value) != classes.find(value_id) or prev_storage != binding.storage:
-                    raise invalid_plan(
+                    raise invalid_plan(  # rule: 05.4.4/undeclared_overlap_rejected
                         f"values `{prev_value}` and `{value_id}` overlap in `{component.resource_id}` "
                         "without an exact alias"
                     )
@@ -244,4 +262,6 @@ def validate_semantic_coverage(program: ModelProgram, bound: Iterable[ProgramVal
     ]
     missing = sorted({v for v in required if v not in seen})
     if missing:
-        raise invalid_plan("program values are not bound by any node: " + ", ".join(v.value for v in missing))
+        raise invalid_plan(  # rule: 05.4.5/program_input_bound, 05.4.5/program_weight_bound, 05.4.5/program_state_bound
+            "program values are not bound by any node: " + ", ".join(v.value for v in missing)
+        )

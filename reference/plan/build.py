@@ -101,7 +101,7 @@ def build_node(
     catalog, program = ctx.catalog, ctx.family.program
     operation = catalog.operation_for_node(node.id, node.operation_id)  # 1
     if not operation.version.satisfies(node.required_version):  # 2
-        raise IncompatibleOperationVersion(
+        raise IncompatibleOperationVersion(  # rule: 05.3.1/step02_operation_version_iov
             node_id=node.id.value,
             operation_id=node.operation_id.value,
             required_major=node.required_version.major,
@@ -137,7 +137,9 @@ def build_node(
     selection.validate_evidence()
     chosen.validate_shape()  # 12
     if chosen.provider_id != selection.selected_provider:
-        raise invalid_plan(f"node `{node.id}` resource plan belongs to another provider")
+        raise invalid_plan(  # rule: 05.3.1/step12_resource_plan_shape_and_provider
+            f"node `{node.id}` resource plan belongs to another provider"
+        )
     selected = _catalog_provider(catalog, node, chosen)  # 13
     validate_resource_contract(operation, chosen)  # 14
     _check_input_fingerprint(ctx, operation, node, resolution, chosen)  # 15
@@ -179,13 +181,17 @@ def _catalog_provider(
         None,
     )
     if selected is None:
-        raise invalid_plan(f"selected provider `{chosen.provider_id}` is not in the catalog for node `{node.id}`")
+        raise invalid_plan(  # rule: 05.3.1/step13_estimator_identity_matches_catalog
+            f"selected provider `{chosen.provider_id}` is not in the catalog for node `{node.id}`"
+        )
     if (
         chosen.estimator_id != selected.resource_estimator_id
         or chosen.estimator_version != selected.resource_estimator_version
         or chosen.estimator_implementation_fingerprint != selected.resource_estimator_implementation_fingerprint
     ):
-        raise invalid_plan(f"node `{node.id}` estimate does not come from the selected provider's estimator")
+        raise invalid_plan(  # rule: 05.3.1/step13_estimator_identity_matches_catalog
+            f"node `{node.id}` estimate does not come from the selected provider's estimator"
+        )
     return selected
 
 
@@ -213,14 +219,18 @@ def _check_input_fingerprint(
         required_quantization_formats=quantization_formats,
     )
     if chosen.estimator_input_fingerprint != expected:
-        raise invalid_plan(f"node `{node.id}` estimate input fingerprint differs from its resolution")
+        raise invalid_plan(  # rule: 05.3.1/step15_input_fingerprint_recomputed
+            f"node `{node.id}` estimate input fingerprint differs from its resolution"
+        )
 
 
 def _index_resolutions(resolutions: Sequence[PlanNodeResolution]) -> dict[NodeId, PlanNodeResolution]:
     by_node: dict[NodeId, PlanNodeResolution] = {}
     for resolution in resolutions:
         if resolution.node_id() in by_node:
-            raise invalid_plan(f"node `{resolution.node_id()}` has two resolutions")
+            raise invalid_plan(  # rule: 05.3/step08_duplicate_resolution_node
+                f"node `{resolution.node_id()}` has two resolutions"
+            )
         by_node[resolution.node_id()] = resolution
     return by_node
 
@@ -232,10 +242,12 @@ def build_plan(request: PlanBuildRequest) -> ExecutionPlan:
     view = policy_for_resolution(policy)  # 1-3
     resolutions = request.node_resolutions
     if not resolutions:  # 4
-        raise invalid_plan("execution plan has no node resolutions")
+        raise invalid_plan("execution plan has no node resolutions")  # rule: 05.3/step04_single_registry_authority
     authority = resolutions[0].registry_authority()
     if any(r.registry_authority() != authority for r in resolutions):
-        raise invalid_plan("node resolutions come from different operation registries")
+        raise invalid_plan(  # rule: 05.3/step04_single_registry_authority
+            "node resolutions come from different operation registries"
+        )
     check_capacity_gate(view, device.total_memory_bytes)  # 5
     trusted = request.trusted_weights()  # 6
     trusted.validate_against_catalog(family, catalog)
@@ -252,7 +264,7 @@ def build_plan(request: PlanBuildRequest) -> ExecutionPlan:
     for node in program_nodes:
         resolution = by_node.get(node.id)
         if resolution is None:
-            raise invalid_plan(f"program node `{node.id}` has no resolution")
+            raise invalid_plan(f"program node `{node.id}` has no resolution")  # rule: 05.3/step12_missing_resolution
         candidate_sets.append(node_candidates(catalog, view, node, resolution))
     chosen, profiles = solve([n.id for n in program_nodes], candidate_sets, view.dynamic_storage_profile_order)
     producers: dict[ProgramValueId, NodeId] = {}  # 11
@@ -281,9 +293,13 @@ def build_plan(request: PlanBuildRequest) -> ExecutionPlan:
         rejection = storage_rejection(node, resolution, candidate_sets[index], chosen[index], profiles)
         nodes.append(build_node(ctx, index, node, resolution, chosen[index], rejection))
     if by_node:  # 13
-        raise invalid_plan(f"resolution for `{sorted(by_node)[0]}` names no program node")
+        raise invalid_plan(  # rule: 05.3/step13_leftover_resolution
+            f"resolution for `{sorted(by_node)[0]}` names no program node"
+        )
     if len(chosen) != len(nodes):
-        raise invalid_plan("joint selection produced resources for unknown nodes")
+        raise invalid_plan(  # rule: 05.3/step13_leftover_solver_output
+            "joint selection produced resources for unknown nodes"
+        )
     validate_semantic_coverage(program, ctx.bound)  # 14
     validate_global_storage_aliasing(((n.values, n.exact_aliases) for n in nodes), ctx.canonical)  # 15
     retained = resolve_retained_values(  # 16

@@ -161,7 +161,9 @@ def _layout_matches(constraints: Sequence[LayoutConstraint], tensor: ResolvedTen
 
 def _unify(contract: TensorContract, tensor: ResolvedTensorSpec, symbols: _Symbols, what: str) -> None:
     if tensor.element_type not in contract.element_types or len(contract.dimensions) != len(tensor.dimensions):
-        raise invalid_plan(f"{what} rank or dtype differs from its operation contract")
+        raise invalid_plan(  # rule: 05.7.13/tensor_unification
+            f"{what} rank or dtype differs from its operation contract"
+        )
     for constraint, extent in zip(contract.dimensions, tensor.dimensions, strict=True):
         if isinstance(constraint, ExactDimension):
             ok = constraint.value == extent
@@ -171,14 +173,18 @@ def _unify(contract: TensorContract, tensor: ResolvedTensorSpec, symbols: _Symbo
             assert isinstance(constraint, SymbolDimension)
             ok = _Symbols.bind(symbols.dimensions, constraint.name, extent)
         if not ok:
-            raise invalid_plan(f"{what} dimension {extent} violates its operation contract")
+            raise invalid_plan(  # rule: 05.7.13/tensor_unification
+                f"{what} dimension {extent} violates its operation contract"
+            )
     if not _layout_matches(contract.layouts, tensor, symbols):
-        raise invalid_plan(f"{what} layout differs from its operation contract")
+        raise invalid_plan(f"{what} layout differs from its operation contract")  # rule: 05.7.13/tensor_unification
 
 
 def _infer(contract: TensorContract, symbols: _Symbols, node_id: NodeId) -> ResolvedTensorSpec:
     if len(contract.element_types) != 1:
-        raise invalid_plan(f"node `{node_id}` output dtype is ambiguous; provide an explicit tensor")
+        raise invalid_plan(  # rule: 05.7.13/tensor_unification
+            f"node `{node_id}` output dtype is ambiguous; provide an explicit tensor"
+        )
     (element_type,) = contract.element_types
     dims: list[int] = []
     for constraint in contract.dimensions:
@@ -189,9 +195,13 @@ def _infer(contract: TensorContract, symbols: _Symbols, node_id: NodeId) -> Reso
         elif isinstance(constraint, SymbolDimension) and constraint.name in symbols.dimensions:
             dims.append(symbols.dimensions[constraint.name])
         else:
-            raise invalid_plan(f"node `{node_id}` output dimension is ambiguous; provide an explicit tensor")
+            raise invalid_plan(  # rule: 05.7.13/tensor_unification
+                f"node `{node_id}` output dimension is ambiguous; provide an explicit tensor"
+            )
     if len(contract.layouts) != 1:
-        raise invalid_plan(f"node `{node_id}` output layout is ambiguous; provide an explicit tensor")
+        raise invalid_plan(  # rule: 05.7.13/tensor_unification
+            f"node `{node_id}` output layout is ambiguous; provide an explicit tensor"
+        )
     (layout,) = contract.layouts
     if isinstance(layout, ContiguousConstraint):
         return ResolvedTensorSpec(dims, element_type, ContiguousLayout())
@@ -203,7 +213,7 @@ def _infer(contract: TensorContract, symbols: _Symbols, node_id: NodeId) -> Reso
             elif isinstance(rule, SymbolStride) and rule.name in symbols.strides:
                 strides.append(symbols.strides[rule.name])
             else:
-                raise invalid_plan(f"node `{node_id}` stride symbol is unresolved")
+                raise invalid_plan(f"node `{node_id}` stride symbol is unresolved")  # rule: 05.7.13/tensor_unification
         return ResolvedTensorSpec(dims, element_type, StridedLayout(tuple(strides)))
     assert isinstance(layout, BlockedConstraint)
     block, order = layout.block, layout.axis_order
@@ -221,16 +231,24 @@ def _value_tensors(
     nodes = program.nodes()
     node_ids = {n.id for n in nodes}
     if any(n not in node_ids for n in (*options.required_capabilities, *options.preferred_providers)):
-        raise invalid_plan("program compile options reference an unknown node")
+        raise invalid_plan(  # rule: 05.7.13/compile_options_consistent
+            "program compile options reference an unknown node"
+        )
     known = {*program.inputs, *(s.value_id for s in program.states), *(w.value_id for w in program.weights)}
     known |= {v for n in nodes for v in n.outputs}
     if any(v not in known for v in options.tensor_specs):
-        raise invalid_plan("program compile options contain an unknown semantic value")
+        raise invalid_plan(  # rule: 05.7.13/compile_options_consistent
+            "program compile options contain an unknown semantic value"
+        )
     produced = {v for n in nodes for v in n.outputs}
     if any(v not in produced for v in options.completion_retention):
-        raise invalid_plan("completion retention must reference a semantic node output")
+        raise invalid_plan(  # rule: 05.7.13/compile_options_consistent
+            "completion retention must reference a semantic node output"
+        )
     if any(v not in options.tensor_specs for v in program.inputs):
-        raise invalid_plan("every program input requires an explicit canonical tensor capacity")
+        raise invalid_plan(  # rule: 05.7.13/input_tensor_specs_required
+            "every program input requires an explicit canonical tensor capacity"
+        )
     tensors = {v: ResolvedTensorSpec.from_program(t) for v, t in options.tensor_specs.items()}
     for value, spec, kind in (
         *((w.value_id, w.tensor, "weight") for w in program.weights),
@@ -238,16 +256,22 @@ def _value_tensors(
     ):
         tensor = ResolvedTensorSpec.from_program(spec)
         if tensors.setdefault(value, tensor) != tensor:
-            raise invalid_plan(f"explicit {kind} tensor `{value}` differs from model semantics")
+            raise invalid_plan(  # rule: 05.7.13/compile_options_consistent
+                f"explicit {kind} tensor `{value}` differs from model semantics"
+            )
     for node in nodes:
         operation = catalog.operation_for_node(node.id, node.operation_id)
         if len(node.inputs) != len(operation.inputs) or len(node.outputs) != len(operation.outputs):
-            raise invalid_plan(f"node `{node.id}` arity differs from operation `{operation.id}`")
+            raise invalid_plan(  # rule: 05.7.13/node_values_resolved
+                f"node `{node.id}` arity differs from operation `{operation.id}`"
+            )
         symbols = _Symbols()
         for ordinal, (value, contract) in enumerate(zip(node.inputs, operation.inputs, strict=True)):
             known_tensor = tensors.get(value)
             if known_tensor is None:
-                raise invalid_plan(f"node `{node.id}` input `{value}` has no concrete tensor")
+                raise invalid_plan(  # rule: 05.7.13/node_values_resolved
+                    f"node `{node.id}` input `{value}` has no concrete tensor"
+                )
             _unify(contract, known_tensor, symbols, f"node `{node.id}` input[{ordinal}] `{value}`")
         for ordinal, (value, contract) in enumerate(zip(node.outputs, operation.outputs, strict=True)):
             if value in tensors:
@@ -256,7 +280,9 @@ def _value_tensors(
             if value not in tensors:
                 tensors[value] = _infer(contract, symbols, node.id)
     if any(v not in tensors for v in program.outputs):
-        raise invalid_plan("program compilation did not resolve every semantic output")
+        raise invalid_plan(  # rule: 05.7.13/node_values_resolved
+            "program compilation did not resolve every semantic output"
+        )
     return tensors
 
 
@@ -288,7 +314,7 @@ def _arena_locations(
         offset = align_up(next_offset.get(element, 0), max(alignment, element.size_bytes))
         length = component.physical_bytes()
         if offset + length > U64_MAX:
-            raise invalid_plan("weight arena byte range overflows u64")
+            raise invalid_plan("weight arena byte range overflows u64")  # rule: 05.7.13/arena_range_checked
         next_offset[element] = offset + length
         resource = compiler_resource_id("weight-arena", fingerprint, f'"{element.value}"')
         out[component.id] = _Location(resource, offset, length, element)
@@ -320,7 +346,9 @@ def _storages(
         for component in schema.physical_component_refs(weight.weight_id):
             where = locations.get(component.id)
             if where is None:
-                raise invalid_plan(f"weight component `{component.id}` has no physical location")
+                raise invalid_plan(  # rule: 05.7.13/arena_range_checked
+                    f"weight component `{component.id}` has no physical location"
+                )
             components.append(
                 ResolvedStorageComponent(
                     component.id, where.resource_id, where.offset_bytes, where.length_bytes, where.element_type
@@ -341,7 +369,9 @@ def _storages(
             if isinstance(contract.alias, MustAlias):
                 index = contract.alias.index
                 if index >= len(node.inputs) or node.inputs[index] not in storages:
-                    raise invalid_plan(f"node `{node.id}` aliases an absent input")
+                    raise invalid_plan(  # rule: 05.7.13/node_values_resolved
+                        f"node `{node.id}` aliases an absent input"
+                    )
                 storages[value] = storages[node.inputs[index]]
             else:
                 storages[value] = activation(value)
@@ -415,10 +445,14 @@ def _resolve_nodes(
 def _maximum_alignment(resolutions: Sequence[PlanNodeResolution]) -> int:
     alignments = [c.value_alignment_bytes for r in resolutions for c in r.provider_resource_candidates()]
     if not alignments:
-        raise invalid_plan("program has no provider value-alignment evidence")
+        raise invalid_plan(  # rule: 05.7.13/probe_alignment_power_of_two
+            "program has no provider value-alignment evidence"
+        )
     alignment = max(alignments)
     if alignment <= 0 or alignment & (alignment - 1):
-        raise invalid_plan("provider value-alignment evidence is not a power of two")
+        raise invalid_plan(  # rule: 05.7.13/probe_alignment_power_of_two
+            "provider value-alignment evidence is not a power of two"
+        )
     return alignment
 
 
@@ -475,7 +509,9 @@ class ProgramPlanCompiler:
                 break
             alignment = observed
         if final is None:
-            raise invalid_plan("provider value alignment did not reach a bounded monotonic fixed point")
+            raise invalid_plan(  # rule: 05.7.13/fixed_point_65_rounds
+                "provider value alignment did not reach a bounded monotonic fixed point"
+            )
         plan = build_execution_plan(
             family, catalog, policy, final, completion_retention=retention, execution_weights=trusted
         )

@@ -77,7 +77,7 @@ class UnvalidatedExecutionPlan:
 
 def _check_size(size: int) -> None:
     if size > MAX_EXECUTION_PLAN_WIRE_BYTES:
-        raise Serialization(
+        raise Serialization(  # rule: 05.1/wire_size_limit_inclusive, 05.9.1/step1_size_before_parse
             DECODE_CONTEXT, f"execution plan wire size {size} exceeds limit {MAX_EXECUTION_PLAN_WIRE_BYTES}"
         )
 
@@ -85,16 +85,22 @@ def _check_size(size: int) -> None:
 def read_plan_schema(raw: Any, *, context: str = DECODE_CONTEXT) -> PlanSchemaVersion:
     """The header ``{"payload": {"schema": {"major": u16, "minor": u16}}}``; other keys are ignored."""
     if not isinstance(raw, dict):
-        raise Serialization(context, "$: an execution plan wire must be a JSON object")
+        raise Serialization(  # rule: 05.9.1/step2_header_shape
+            context, "$: an execution plan wire must be a JSON object"
+        )
     payload = raw.get("payload")
     if "payload" not in raw or not isinstance(payload, dict):
-        raise Serialization(context, "$.payload: missing or not a JSON object")
+        raise Serialization(context, "$.payload: missing or not a JSON object")  # rule: 01.3.6/decode_header_errors
     schema = payload.get("schema")
     if "schema" not in payload or not isinstance(schema, dict):
-        raise Serialization(context, "$.payload.schema: missing or not a JSON object")
+        raise Serialization(  # rule: 01.3.6/decode_header_errors, 05.9.1/step2_header_shape
+            context, "$.payload.schema: missing or not a JSON object"
+        )
     for name in ("major", "minor"):
         if name not in schema:
-            raise Serialization(context, f"$.payload.schema: missing field `{name}`")
+            raise Serialization(  # rule: 01.3.6/decode_header_errors, 05.9.1/step2_header_shape
+                context, f"$.payload.schema: missing field `{name}`"
+            )
     return PlanSchemaVersion(
         read_uint(schema["major"], bits=16, context=context, path="$.payload.schema.major"),
         read_uint(schema["minor"], bits=16, context=context, path="$.payload.schema.minor"),
@@ -104,7 +110,7 @@ def read_plan_schema(raw: Any, *, context: str = DECODE_CONTEXT) -> PlanSchemaVe
 def check_plan_schema(schema: PlanSchemaVersion) -> None:
     """``schema != 8.1`` (major or minor; no compatibility rule) -> ``UnsupportedPlanSchema``."""
     if schema != EXECUTION_PLAN_SCHEMA:
-        raise UnsupportedPlanSchema(
+        raise UnsupportedPlanSchema(  # rule: 01.3.6/decode_schema_mismatch, 05.9.1/step3_unsupported_schema
             expected_major=EXECUTION_PLAN_SCHEMA.major,
             expected_minor=EXECUTION_PLAN_SCHEMA.minor,
             actual_major=schema.major,
@@ -148,7 +154,7 @@ def _decode(raw_bytes: bytes) -> UnvalidatedExecutionPlan:
     payload_wire = payload.to_wire()
     typed = {"payload": payload_wire, "plan_hash": plan_hash.value}
     if canonical_bytes(typed, context=DECODE_CONTEXT, trusted=True) != canonical_bytes(raw, context=DECODE_CONTEXT):
-        raise Serialization(
+        raise Serialization(  # rule: 05.9.1/step5_round_trip_unknown_nested_key
             DECODE_CONTEXT, "execution plan wire contains unknown or non-canonical nested fields (round trip differs)"
         )
     unvalidated = UnvalidatedExecutionPlan(payload, plan_hash)

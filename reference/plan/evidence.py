@@ -48,7 +48,9 @@ def select_provider(
     report = catalog.provider_compatibility(request)
     compatible = report.require_compatible_for_node(catalog.device.id, node.id)
     if selected not in compatible:
-        raise invalid_plan(f"selected provider `{selected}` is not compatible with node `{node.id}`")
+        raise invalid_plan(  # rule: 05.6.3/selected_provider_compatible
+            f"selected provider `{selected}` is not compatible with node `{node.id}`"
+        )
     if preferred is None:
         reason = ProviderSelectionReason.CANONICAL_COMPATIBLE
     elif preferred == selected:
@@ -64,8 +66,12 @@ def select_provider(
         rejected[preferred] = RejectedProvider(preferred, PlanProviderRejectReason.not_registered())
     if storage_rejection is not None:
         if storage_rejection.provider_id in rejected:
-            raise invalid_plan(f"provider `{storage_rejection.provider_id}` has duplicate rejection evidence")
+            raise invalid_plan(  # rule: 05.6.3/duplicate_rejection_evidence, 05.6.3/fallback_needs_evidence
+                f"provider `{storage_rejection.provider_id}` has duplicate rejection evidence"
+            )
         rejected[storage_rejection.provider_id] = storage_rejection
     if reason is ProviderSelectionReason.FALLBACK_FROM_PREFERRED and preferred not in rejected:
-        raise invalid_plan(f"node `{node.id}` fell back from `{preferred}` without rejection evidence")
+        raise invalid_plan(  # rule: 05.6.3/fallback_needs_evidence
+            f"node `{node.id}` fell back from `{preferred}` without rejection evidence"
+        )
     return ProviderSelection(preferred, selected, reason, tuple(rejected[k] for k in sorted(rejected)))

@@ -44,11 +44,15 @@ def _ids(raw: Any, cls: Any, *, context: str, path: str) -> tuple[Any, ...]:
     out = []
     for i, item in enumerate(items):
         if not isinstance(item, str):
-            raise Serialization(context, f"{path}[{i}]: expected an identity string")
+            raise Serialization(  # rule: 01.5/struct_wrong_json_type
+                context, f"{path}[{i}]: expected an identity string"
+            )
         try:
             out.append(cls(item))
         except Exception as exc:  # identity constructors raise VNextError / ValueError
-            raise Serialization(context, f"{path}[{i}]: invalid identity {item!r}: {exc}") from None
+            raise Serialization(  # rule: 01.3.6/decode_invalid_identity, 01.1.1/identity_decode_validates
+                context, f"{path}[{i}]: invalid identity {item!r}: {exc}"
+            ) from None
     return tuple(out)
 
 
@@ -184,7 +188,9 @@ class NodeWorkContract:
         tag, content = read_tagged(raw, ("fixed", "tokens"), context=context, path=path)
         if tag == "fixed":
             if content is not None:
-                raise Serialization(context, f"{path}: unit variant `fixed` takes no content")
+                raise Serialization(  # rule: 01.5/enum_variant_shape
+                    context, f"{path}: unit variant `fixed` takes no content"
+                )
             return cls.fixed()
         obj = WireObject(content, ("source", "projections"), type_name="tokens", context=context, path=f"{path}.tokens")
         items = obj.array("projections")
@@ -299,13 +305,17 @@ class PlanNode:
         obj = WireObject(raw, PLAN_NODE_FIELDS, type_name="PlanNode", context=context, path=path)
         attributes_raw = obj.raw("attributes")
         if not isinstance(attributes_raw, dict):
-            raise Serialization(context, f"{obj.at('attributes')}: expected an object")
+            raise Serialization(  # rule: 01.5/struct_wrong_json_type
+                context, f"{obj.at('attributes')}: expected an object"
+            )
         attributes: dict[AttributeId, SemanticValue] = {}
         for key, value in attributes_raw.items():
             try:
                 attribute = AttributeId(key)
             except Exception as exc:
-                raise Serialization(context, f"{obj.at('attributes')}: invalid attribute id {key!r}: {exc}") from None
+                raise Serialization(  # rule: 01.3.6/decode_invalid_identity
+                    context, f"{obj.at('attributes')}: invalid attribute id {key!r}: {exc}"
+                ) from None
             attributes[attribute] = SemanticValue.from_wire(value, context, f"{obj.at('attributes')}.{key}")
 
         def opt(name: str) -> ResourceId | None:

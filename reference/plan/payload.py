@@ -161,8 +161,10 @@ class ExecutionPlanPayload:
 def _format(raw: Any, context: str, path: str) -> QuantizationFormatId:
 
     if not isinstance(raw, str):
-        raise Serialization(context, f"{path}: expected a quantization format id")
+        raise Serialization(context, f"{path}: expected a quantization format id")  # rule: 01.5/struct_wrong_json_type
     try:
         return QuantizationFormatId(raw)
     except Exception as exc:
-        raise Serialization(context, f"{path}: invalid quantization format id {raw!r}: {exc}") from None
+        raise Serialization(  # rule: 05.9.1/step4_typed_parse
+            context, f"{path}: invalid quantization format id {raw!r}: {exc}"
+        ) from None

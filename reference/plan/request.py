@@ -59,7 +59,9 @@ class PlanBuildRequest:
         """Non-empty resolutions; ``policy.validate()``; identity execution weights."""
         resolutions = tuple(node_resolutions)
         if not resolutions:
-            raise invalid_plan("execution plan build request has no node resolutions")
+            raise invalid_plan(  # rule: 05.2/new_rejects_empty_resolutions, 05.2/new_order_empty_before_validate
+                "execution plan build request has no node resolutions"
+            )
         policy.validate()
         return cls(
             family,
@@ -75,7 +77,9 @@ class PlanBuildRequest:
         outputs = self.family.program.node_outputs()
         missing = sorted(v for v in spec.values if v not in outputs)
         if missing:
-            raise invalid_plan(f"retained completion value `{missing[0]}` is not a program node output")
+            raise invalid_plan(  # rule: 05.2/retention_values_are_node_outputs
+                f"retained completion value `{missing[0]}` is not a program node output"
+            )
         return replace(self, completion_retention=spec)
 
     def with_execution_weights(self, trusted: TrustedExecutionWeightPlan) -> PlanBuildRequest:
@@ -85,7 +89,9 @@ class PlanBuildRequest:
 
     def trusted_weights(self) -> TrustedExecutionWeightPlan:
         if self.execution_weights is None:
-            raise invalid_plan("execution plan build request has no execution weights")
+            raise invalid_plan(  # rule: 05.2/new_rejects_empty_resolutions, 05.2/new_order_empty_before_validate
+                "execution plan build request has no execution weights"
+            )
         return self.execution_weights
 
     def execution_weight_plan(self) -> ExecutionWeightPlan:

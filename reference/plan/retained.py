@@ -80,14 +80,20 @@ def resolve_retained_values(
             if binding.role is ResolvedValueRole.OUTPUT and binding.value_id == value_id
         ]
         if len(found) != 1:
-            raise invalid_plan(f"retained value `{value_id}` needs exactly one producing output binding")
+            raise invalid_plan(  # rule: 05.7.10/retained_single_output_binding
+                f"retained value `{value_id}` needs exactly one producing output binding"
+            )
         index, producer, binding = found[0]
         if binding.usage is not BufferUsage.ACTIVATIONS or len(binding.storage.components) != 1:
-            raise invalid_plan(f"retained value `{value_id}` must be a single-component activation")
+            raise invalid_plan(  # rule: 05.7.10/retained_activation_single_component
+                f"retained value `{value_id}` must be a single-component activation"
+            )
         component = binding.storage.components[0]
         start = component.offset_bytes
         length = binding.tensor.minimum_storage_bytes()
-        checked_add(start, length, error=partial(invalid_plan, "retained value range overflows u64"))
+        checked_add(  # rule: 05.7.10/retained_not_overwritten, 05.7.10/retained_activation_single_component
+            start, length, error=partial(invalid_plan, "retained value range overflows u64")
+        )
         for later_index in range(index, len(nodes)):
             for other in nodes[later_index][1]:
                 if other.access not in _WRITES or (later_index == index and other is binding):
@@ -96,7 +102,9 @@ def resolve_retained_values(
                     if part.resource_id == component.resource_id and ranges_overlap(
                         start, length, part.offset_bytes, part.length_bytes
                     ):
-                        raise invalid_plan(f"retained value `{value_id}` is overwritten after it completes")
+                        raise invalid_plan(  # rule: 05.7.10/retained_not_overwritten
+                            f"retained value `{value_id}` is overwritten after it completes"
+                        )
         out.append(
             RetainedCompletionValue(value_id, producer, binding.ordinal, component.resource_id, start, binding.tensor)
         )

@@ -72,9 +72,11 @@ def compare_with_rebuild(unvalidated: UnvalidatedExecutionPlan, rebuilt: Executi
     untrusted = unvalidated.payload_canonical_bytes(context=_UNTRUSTED_CONTEXT)
     trusted = rebuilt.payload_canonical_bytes(context=_REBUILT_CONTEXT)
     if untrusted != trusted:
-        raise invalid_plan(DIFFERS_FROM_REBUILD)
+        raise invalid_plan(DIFFERS_FROM_REBUILD)  # rule: 05.5.3/mutation_clear_exact_aliases
     if rebuilt.plan_hash != unvalidated.plan_hash:
-        raise PlanHashMismatch(expected=rebuilt.plan_hash.value, actual=unvalidated.plan_hash.value)
+        raise PlanHashMismatch(  # rule: 01.3.6/revalidate_plan_hash_mismatch, 01.3.6/only_plan_hash_changed
+            expected=rebuilt.plan_hash.value, actual=unvalidated.plan_hash.value
+        )
     return rebuilt
 
 
@@ -148,6 +150,8 @@ def validate_against(
     """§9.3: rebuild with the plan's own trusted weights; other registry authority or any difference is invalid."""
     rebuilt = _rebuild(family, catalog, policy, resolutions, completion_retention, plan.trusted_execution_weights())
     if rebuilt.registry_authority() != plan.registry_authority():
-        raise invalid_plan("execution plan belongs to a different operation runtime registry")
+        raise invalid_plan(  # rule: 05.9.3/validate_against
+            "execution plan belongs to a different operation runtime registry"
+        )
     if rebuilt != plan:
-        raise invalid_plan("execution plan is not identical to its semantic rebuild")
+        raise invalid_plan("execution plan is not identical to its semantic rebuild")  # rule: 05.9.3/validate_against

@@ -66,13 +66,19 @@ class ProviderSelection:
         """``validate_provider_selection_evidence``: canonical rejections and a consistent reason."""
         ids = [r.provider_id for r in self.rejected_providers]
         if not strictly_ascending(ids):
-            raise invalid_plan("provider rejections are not strictly ascending by provider id")
+            raise invalid_plan(  # rule: 05.6.3/plan_level_evidence_check
+                "provider rejections are not strictly ascending by provider id"
+            )
         if self.selected_provider in ids:
-            raise invalid_plan(f"selected provider `{self.selected_provider}` is also rejected")
+            raise invalid_plan(  # rule: 05.6.3/plan_level_evidence_check
+                f"selected provider `{self.selected_provider}` is also rejected"
+            )
         for rejected in self.rejected_providers:
             reason = rejected.reasons
             if reason.kind == "storage_incompatible" and not reason.is_resolution_local():
-                raise invalid_plan("storage_incompatible evidence must list strictly ascending resource ids")
+                raise invalid_plan(  # rule: 05.6.3/plan_level_evidence_check
+                    "storage_incompatible evidence must list strictly ascending resource ids"
+                )
         requested, why = self.requested_provider, self.selection_reason
         if requested is None:
             ok = why is ProviderSelectionReason.CANONICAL_COMPATIBLE
@@ -83,7 +89,9 @@ class ProviderSelection:
         else:
             ok = False
         if not ok:
-            raise invalid_plan("provider selection reason is inconsistent with the requested provider")
+            raise invalid_plan(  # rule: 05.6.3/plan_level_evidence_check
+                "provider selection reason is inconsistent with the requested provider"
+            )
 
     def to_wire(self) -> dict[str, JsonValue]:
         return {

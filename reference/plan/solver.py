@@ -94,7 +94,9 @@ def node_candidates(
     for plan in resolution.provider_resource_candidates():
         provider = providers.get(plan.provider_id)
         if provider is None:
-            raise invalid_plan(f"candidate provider `{plan.provider_id}` is not registered for node `{node.id}`")
+            raise invalid_plan(  # rule: 05.6.1/candidate_provider_in_catalog
+                f"candidate provider `{plan.provider_id}` is not registered for node `{node.id}`"
+            )
         constraints: Constraints = {}
         compatible = True
         for binding in resolution.values():
@@ -118,7 +120,9 @@ def node_candidates(
             out.append(JointCandidate(plan, dict(constraints), preferred == plan.provider_id))
     out.sort(key=lambda c: (not c.is_preferred, c.provider_id))
     if not out:
-        raise invalid_plan(f"node `{node.id}` has no provider candidate with compatible storage")
+        raise invalid_plan(  # rule: 05.6.1/no_candidate_left, 05.6.1/candidate_provider_in_catalog
+            f"node `{node.id}` has no provider candidate with compatible storage"
+        )
     return out
 
 
@@ -217,7 +221,9 @@ def _solve_component(
                 if kept is None or extended.precedence() < kept.precedence():
                     following[key] = extended
         if not following:
-            raise invalid_plan("joint provider/storage selection has no compatible assignment")
+            raise invalid_plan(  # rule: 05.6.2/component_overlap_or_assignment
+                "joint provider/storage selection has no compatible assignment"
+            )
         frontier = following
     best = min(frontier.values(), key=lambda p: (p.precedence()[0], p.penalty, p.precedence()[1]))
     return best.chain()
@@ -230,7 +236,9 @@ def solve(
 ) -> tuple[list[ProviderResourcePlan], dict[ResourceId, DynamicStorageProfile]]:
     """§6.2: the chosen plan per node (same order) and the selected profile per resource."""
     if not candidate_sets or any(not c for c in candidate_sets) or not order:
-        raise invalid_plan("joint provider/storage selection has an empty candidate set or profile order")
+        raise invalid_plan(  # rule: 05.6.2/solver_empty_inputs
+            "joint provider/storage selection has an empty candidate set or profile order"
+        )
     chosen: list[ProviderResourcePlan | None] = [None] * len(candidate_sets)
     profiles: dict[ResourceId, DynamicStorageProfile] = {}
     for component in _components(candidate_sets):
@@ -239,15 +247,21 @@ def solve(
         for index, step in zip(component, steps, strict=True):
             assert step.candidate is not None
             if chosen[index] is not None:
-                raise invalid_plan(f"node `{node_ids[index]}` was assigned twice")
+                raise invalid_plan(  # rule: 05.6.2/component_overlap_or_assignment
+                    f"node `{node_ids[index]}` was assigned twice"
+                )
             chosen[index] = step.candidate.plan
             for resource, profile in step.retired:
                 if resource in profiles or resource in component_resources:
-                    raise invalid_plan(f"resource `{resource}` is shared by two selection components")
+                    raise invalid_plan(  # rule: 05.6.2/component_overlap_or_assignment
+                        f"resource `{resource}` is shared by two selection components"
+                    )
                 component_resources.add(resource)
                 profiles[resource] = profile
     if any(plan is None for plan in chosen):
-        raise invalid_plan("joint provider/storage selection left a node unassigned")
+        raise invalid_plan(  # rule: 05.6.2/component_overlap_or_assignment
+            "joint provider/storage selection left a node unassigned"
+        )
     return [plan for plan in chosen if plan is not None], profiles
 
 
@@ -273,7 +287,9 @@ def storage_rejection(
     if candidate is not None:
         ids = storage_incompatible_resource_ids(candidate, selected)
         if not ids:
-            raise invalid_plan(f"node `{node.id}` lost its preferred provider without a storage conflict")
+            raise invalid_plan(  # rule: 05.6.2/lost_preference_without_conflict
+                f"node `{node.id}` lost its preferred provider without a storage conflict"
+            )
         return RejectedProvider(preferred, PlanProviderRejectReason.storage_incompatible(ids))
     reason = resolution.provider_resolution_rejections().get(preferred)
     return None if reason is None else RejectedProvider(preferred, reason)

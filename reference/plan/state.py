@@ -35,12 +35,14 @@ def derive_state_effects(program: ModelProgram, values: Sequence[ResolvedValueBi
         access = TensorAccess.READ_WRITE if reads and writes else TensorAccess.READ if reads else TensorAccess.WRITE
         resources = tuple(sorted({c.resource_id for b in bindings for c in b.storage.components}))
         if not resources:
-            raise invalid_plan(f"state `{state.id}` effect has no resources")
+            raise invalid_plan(f"state `{state.id}` effect has no resources")  # rule: 05.5.1/effect_shape_invariants
         effects.append(
             PlanStateEffect(state.id, state.value_id, AllocationLifetime.from_state(state.lifetime), access, resources)
         )
     if not strictly_ascending([e.state_id for e in effects]):
-        raise invalid_plan("state effects are not strictly ascending by state id")
+        raise invalid_plan(  # rule: 05.5.1/effect_shape_invariants
+            "state effects are not strictly ascending by state id"
+        )
     return tuple(effects)
 
 

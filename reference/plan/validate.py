@@ -45,7 +45,7 @@ def validate_internal(plan: ExecutionPlan, family: PreparedModelFamily) -> None:
     """Every §9.4 rule; the first failure raises."""
     payload = plan.payload
     if payload.schema != EXECUTION_PLAN_SCHEMA:
-        raise UnsupportedPlanSchema(
+        raise UnsupportedPlanSchema(  # rule: 05.9.4/schema_and_hash
             expected_major=EXECUTION_PLAN_SCHEMA.major,
             expected_minor=EXECUTION_PLAN_SCHEMA.minor,
             actual_major=payload.schema.major,
@@ -53,11 +53,11 @@ def validate_internal(plan: ExecutionPlan, family: PreparedModelFamily) -> None:
         )
     recomputed = plan_hash_of_material(plan._payload_wire)
     if recomputed != plan.plan_hash:
-        raise PlanHashMismatch(expected=recomputed.value, actual=plan.plan_hash.value)
+        raise PlanHashMismatch(expected=recomputed.value, actual=plan.plan_hash.value)  # rule: 05.9.4/schema_and_hash
     if payload.plan_id != plan_id_for_hash(recomputed):
-        raise invalid_plan("plan id is not derived from the plan hash")
+        raise invalid_plan("plan id is not derived from the plan hash")  # rule: 01.3.6/self_check_plan_id_derived
     if not payload.nodes:
-        raise invalid_plan("execution plan has no nodes")
+        raise invalid_plan("execution plan has no nodes")  # rule: 05.9.4/provenance
     if not all(
         is_canonical_sha256(fp)
         for fp in (
@@ -68,24 +68,30 @@ def validate_internal(plan: ExecutionPlan, family: PreparedModelFamily) -> None:
             payload.policy_fingerprint,
         )
     ):
-        raise invalid_plan("execution plan provenance fingerprints must be canonical sha256")
+        raise invalid_plan("execution plan provenance fingerprints must be canonical sha256")  # rule: 05.9.4/provenance
     if payload.maximum_scheduled_tokens == 0:
-        raise invalid_plan("execution plan maximum scheduled tokens must be non-zero")
+        raise invalid_plan("execution plan maximum scheduled tokens must be non-zero")  # rule: 05.9.4/provenance
     weights = payload.execution_weights
     weights.validate_structure(payload.family_id)
     if weights != plan.trusted_execution_weights().plan():
-        raise invalid_plan("execution plan weights differ from the trusted execution weight plan")
+        raise invalid_plan(  # rule: 05.9.4/execution_weights
+            "execution plan weights differ from the trusted execution weight plan"
+        )
     schema = weights.schema()
     if payload.weight_format != schema.format_id or payload.quantization_formats != tuple(
         schema.quantization_formats()
     ):
-        raise invalid_plan("execution plan weight formats differ from the execution weight schema")
+        raise invalid_plan(  # rule: 05.9.4/execution_weights
+            "execution plan weight formats differ from the execution weight schema"
+        )
     nodes = payload.nodes
     retained = resolve_retained_values(
         [(n.id, n.values) for n in nodes], (r.value_id for r in payload.retained_completion_values)
     )
     if retained != payload.retained_completion_values:
-        raise invalid_plan("retained completion values are not derived from the plan nodes")
+        raise invalid_plan(  # rule: 05.9.4/retained_values
+            "retained completion values are not derived from the plan nodes"
+        )
     memory = payload.memory
     memory.validate()
     _validate_pools(plan)
@@ -117,7 +123,9 @@ def _validate_pools(plan: ExecutionPlan) -> None:
         growth_ceilings=growth,
     )
     if tuple(derived) != tuple(memory.dynamic_pools):
-        raise invalid_plan("dynamic pools are not derived from the descriptors and the plan nodes")
+        raise invalid_plan(  # rule: 05.9.4/memory_and_pools
+            "dynamic pools are not derived from the descriptors and the plan nodes"
+        )
 
 
 def _validate_node(
@@ -134,33 +142,49 @@ def _validate_node(
     node.selection.validate_evidence()
     validate_work_contract(node.work)
     if node.id in positions:
-        raise invalid_plan(f"plan node `{node.id}` appears twice")
+        raise invalid_plan(f"plan node `{node.id}` appears twice")  # rule: 05.9.4/per_node
     if not is_canonical_sha256(node.provider_implementation_fingerprint):
-        raise invalid_plan(f"plan node `{node.id}` provider implementation fingerprint is not canonical")
+        raise invalid_plan(  # rule: 05.9.4/per_node
+            f"plan node `{node.id}` provider implementation fingerprint is not canonical"
+        )
     if not strictly_ascending(node.dependencies) or any(positions.get(d, index) >= index for d in node.dependencies):
-        raise invalid_plan(f"plan node `{node.id}` dependencies are unsorted, duplicated or not earlier nodes")
+        raise invalid_plan(  # rule: 05.9.4/per_node
+            f"plan node `{node.id}` dependencies are unsorted, duplicated or not earlier nodes"
+        )
     if not strictly_ascending([e.state_id for e in node.state_effects]):
-        raise invalid_plan(f"plan node `{node.id}` state effects are not sorted")
+        raise invalid_plan(  # rule: 05.9.4/per_node
+            f"plan node `{node.id}` state effects are not sorted"
+        )
     if not strictly_ascending(node.resources) or any(r not in statics and r not in dynamics for r in node.resources):
-        raise invalid_plan(f"plan node `{node.id}` resources are unsorted or not memory rows")
+        raise invalid_plan(  # rule: 05.9.4/per_node
+            f"plan node `{node.id}` resources are unsorted or not memory rows"
+        )
     if resources.provider_id != node.selection.selected_provider:
-        raise invalid_plan(f"plan node `{node.id}` resources belong to another provider")
+        raise invalid_plan(  # rule: 05.9.4/per_node
+            f"plan node `{node.id}` resources belong to another provider"
+        )
     expected_ids = {
         kind: workspace_base_id(node.id, kind, resources.estimate_fingerprint) for kind, _ in resources.workspaces()
     }
     closure = {c.resource_id for b in node.values for c in b.storage.components} | set(expected_ids.values())
     if tuple(sorted(closure)) != node.resources:
-        raise invalid_plan(f"plan node `{node.id}` resources are not its binding and workspace closure")
+        raise invalid_plan(  # rule: 05.9.4/per_node
+            f"plan node `{node.id}` resources are not its binding and workspace closure"
+        )
     effects = derive_state_effects(family.program, node.values)
     if effects != node.state_effects:
-        raise invalid_plan(f"plan node `{node.id}` state effects are not derived from its bindings")
+        raise invalid_plan(  # rule: 05.9.4/per_node
+            f"plan node `{node.id}` state effects are not derived from its bindings"
+        )
     for effect in effects:
         if effect.lifetime not in (AllocationLifetime.REQUEST, AllocationLifetime.SEQUENCE, AllocationLifetime.STEP):
-            raise invalid_plan(f"state effect of `{effect.state_id}` has an invalid lifetime")
+            raise invalid_plan(  # rule: 05.9.4/per_node
+                f"state effect of `{effect.state_id}` has an invalid lifetime"
+            )
         for state_resource in effect.resource_ids:
             row = dynamics.get(state_resource)
             if row is None or row.lifetime is not effect.lifetime:
-                raise invalid_plan(
+                raise invalid_plan(  # rule: 05.9.4/per_node
                     f"state effect resource `{state_resource}` is not a dynamic row with the state lifetime"
                 )
     requirements = dict(resources.workspaces())
@@ -168,7 +192,9 @@ def _validate_node(
         if (resource is None) != (kind not in requirements) or (
             resource is not None and resource != expected_ids[kind]
         ):
-            raise invalid_plan(f"plan node `{node.id}` {kind} workspace id does not match its estimate")
+            raise invalid_plan(  # rule: 05.9.4/per_node, 05.7.5/workspace_id_estimate_mismatch
+                f"plan node `{node.id}` {kind} workspace id does not match its estimate"
+            )
         if resource is not None:
             _validate_workspace_row(plan, node, kind, resource, requirements[kind], statics, dynamics)
 
@@ -197,7 +223,9 @@ def _validate_workspace_row(
             or row.storage.logical_layout_fingerprint != workspace_layout_fingerprint()
             or row.kind != expected_kind
         ):
-            raise invalid_plan(f"persistent workspace row of `{node.id}` differs from its estimate")
+            raise invalid_plan(  # rule: 05.9.4/workspace_rows
+                f"persistent workspace row of `{node.id}` differs from its estimate"
+            )
         return
     descriptor = dynamics.get(resource)
     usage = _WORKSPACE_USAGE.get(kind, BufferUsage.PERSISTENT)
@@ -213,4 +241,6 @@ def _validate_workspace_row(
         or not requirement.storage.accepts(descriptor.storage.profile)
         or descriptor.storage.logical_layout_fingerprint != workspace_layout_fingerprint()
     ):
-        raise invalid_plan(f"{kind} workspace row of `{node.id}` differs from its estimate")
+        raise invalid_plan(  # rule: 05.9.4/workspace_rows
+            f"{kind} workspace row of `{node.id}` differs from its estimate"
+        )

@@ -27,14 +27,18 @@ __all__ = ["derive_work_contract", "validate_work_contract"]
 def _contract(operation: OperationDescriptor, binding: ResolvedValueBinding) -> TensorContract:
     contracts = operation.inputs if binding.role is ResolvedValueRole.INPUT else operation.outputs
     if binding.ordinal >= len(contracts):
-        raise invalid_plan(f"binding `{binding.value_id}` has no operation contract")
+        raise invalid_plan(  # rule: 05.4.6/token_axis_must_be_symbol
+            f"binding `{binding.value_id}` has no operation contract"
+        )
     return contracts[binding.ordinal]
 
 
 def _projection(binding: ResolvedValueBinding, axis: int) -> NodeTokenBindingProjection:
     dims = binding.tensor.dimensions
     if binding.usage is not BufferUsage.ACTIVATIONS or axis >= len(dims):
-        raise invalid_plan(f"token projection of `{binding.value_id}` is not an activation axis in range")
+        raise invalid_plan(  # rule: 05.4.6/token_projection_activations_in_range
+            f"token projection of `{binding.value_id}` is not an activation axis in range"
+        )
     return NodeTokenBindingProjection(binding.value_id, binding.role, binding.ordinal, axis, len(dims), dims[axis])
 
 
@@ -49,10 +53,14 @@ def derive_work_contract(
     assert axis is not None
     source_binding = next((b for b in values if b.value_id == work.value_id), None)
     if source_binding is None:
-        raise invalid_plan(f"node `{node.id}` token work value `{work.value_id}` is not bound")
+        raise invalid_plan(  # rule: 05.4.6/token_axis_must_be_symbol
+            f"node `{node.id}` token work value `{work.value_id}` is not bound"
+        )
     dims = _contract(operation, source_binding).dimensions
     if axis >= len(dims) or not isinstance(dims[axis], SymbolDimension):
-        raise invalid_plan(f"node `{node.id}` token work axis is not a symbolic operation dimension")
+        raise invalid_plan(  # rule: 05.4.6/token_axis_must_be_symbol
+            f"node `{node.id}` token work axis is not a symbolic operation dimension"
+        )
     symbol = dims[axis]
     assert isinstance(symbol, SymbolDimension)
     source = _projection(source_binding, axis)
@@ -62,7 +70,9 @@ def derive_work_contract(
         if not axes:
             continue
         if len(axes) > 1:
-            raise invalid_plan(f"binding `{binding.value_id}` mentions the token symbol on several axes")
+            raise invalid_plan(  # rule: 05.4.6/token_symbol_one_axis_per_binding
+                f"binding `{binding.value_id}` mentions the token symbol on several axes"
+            )
         projections.append(_projection(binding, axes[0]))
     contract = NodeWorkContract(source, tuple(sorted(projections)))
     validate_work_contract(contract)
@@ -73,7 +83,7 @@ def validate_work_contract(contract: NodeWorkContract) -> None:
     """Shape rules of a tokens contract (a fixed contract is always valid)."""
     if contract.source is None:
         if contract.projections:
-            raise invalid_plan("fixed work contract carries token projections")
+            raise invalid_plan("fixed work contract carries token projections")  # rule: 05.4.6/token_projections_shape
         return
     projections = contract.projections
     slots = [(p.role, p.ordinal) for p in projections]
@@ -84,4 +94,6 @@ def validate_work_contract(contract: NodeWorkContract) -> None:
         or contract.source not in projections
         or len({p.canonical_extent for p in projections}) != 1
     ):
-        raise invalid_plan("token work projections are empty, unsorted, duplicated or disagree on their extent")
+        raise invalid_plan(  # rule: 05.4.6/token_projections_shape
+            "token work projections are empty, unsorted, duplicated or disagree on their extent"
+        )

@@ -30,7 +30,9 @@ class CheckpointCapacityPolicy:
     def __post_init__(self) -> None:
         check_uint(self.maximum_retained_bytes, 64, "CheckpointCapacityPolicy.maximum_retained_bytes")
         if self.maximum_retained_bytes == 0:
-            raise InvalidExecutionPlan(reason="checkpoint capacity maximum_retained_bytes must be non-zero")
+            raise InvalidExecutionPlan(  # rule: 04.2.2/checkpoint_capacity_new_zero
+                reason="checkpoint capacity maximum_retained_bytes must be non-zero"
+            )
 
     def to_wire(self) -> dict[str, JsonValue]:
         return {"maximum_retained_bytes": self.maximum_retained_bytes}
@@ -43,7 +45,9 @@ class CheckpointCapacityPolicy:
         )
         value = obj.u64("maximum_retained_bytes")
         if value == 0:
-            raise Serialization(context, f"{obj.at('maximum_retained_bytes')}: expected a non-zero u64")
+            raise Serialization(  # rule: 04.2.2/checkpoint_capacity_zero_rejected_on_wire
+                context, f"{obj.at('maximum_retained_bytes')}: expected a non-zero u64"
+            )
         return cls(value)
 
 

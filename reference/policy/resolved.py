@@ -80,31 +80,45 @@ def _check_fields(
     """Rows 1-15 of spec 04 §3.2, in order."""
     reason = check_portable_string(policy_id)
     if reason is not None:  # rows 1-2
-        raise _rmp(FIELD_POLICY_ID, reason)
+        raise _rmp(FIELD_POLICY_ID, reason)  # rule: 01.1.4/policy_id_length, 01.1.4/policy_id_charset
     if version.major == 0:  # row 3
-        raise _rmp(FIELD_VERSION, "major version must be non-zero")
+        raise _rmp(FIELD_VERSION, "major version must be non-zero")  # rule: 04.3.2/row03_version_major_nonzero
     if memory.capacity_bytes == 0:  # row 4
-        raise _rmp(FIELD_MEMORY, "memory capacity must be non-zero")
+        raise _rmp(FIELD_MEMORY, "memory capacity must be non-zero")  # rule: 04.3.2/row04_capacity_nonzero
     if memory.reserve_bytes >= memory.capacity_bytes:  # row 5
-        raise _rmp(FIELD_MEMORY, "memory reserve must be smaller than the capacity")
+        raise _rmp(  # rule: 04.3.2/row05_reserve_below_capacity
+            FIELD_MEMORY, "memory reserve must be smaller than the capacity"
+        )
     if memory.maximum_active_sequences == 0:  # row 6
-        raise _rmp(FIELD_MEMORY, "maximum active sequences must be non-zero")
+        raise _rmp(  # rule: 04.3.2/row06_active_sequences_nonzero
+            FIELD_MEMORY, "maximum active sequences must be non-zero"
+        )
     if not memory.dynamic_storage_profile_order:  # row 7
-        raise _rmp(FIELD_MEMORY, "dynamic storage profile order must not be empty")
+        raise _rmp(  # rule: 04.3.2/row07_profile_order_nonempty
+            FIELD_MEMORY, "dynamic storage profile order must not be empty"
+        )
     seen: set[bytes] = set()
     for profile in memory.dynamic_storage_profile_order:  # row 8
         key = profile_key(profile)
         if key in seen:
-            raise _rmp(FIELD_MEMORY, "dynamic storage profile order repeats a profile")
+            raise _rmp(  # rule: 04.3.2/row07_profile_order_nonempty
+                FIELD_MEMORY, "dynamic storage profile order repeats a profile"
+            )
         seen.add(key)
     if admission.maximum_queue_depth == 0:  # row 9
-        raise _rmp(FIELD_ADMISSION, "maximum queue depth must be non-zero")
+        raise _rmp(FIELD_ADMISSION, "maximum queue depth must be non-zero")  # rule: 04.3.2/row09_queue_depth_nonzero
     if admission.maximum_scheduled_tokens == 0:  # row 10
-        raise _rmp(FIELD_ADMISSION, "maximum scheduled tokens must be non-zero")
+        raise _rmp(  # rule: 04.3.2/row10_scheduled_tokens_nonzero
+            FIELD_ADMISSION, "maximum scheduled tokens must be non-zero"
+        )
     if admission.cancellation_check_interval_steps == 0:  # row 11
-        raise _rmp(FIELD_ADMISSION, "cancellation check interval must be non-zero")
+        raise _rmp(  # rule: 04.3.2/row11_cancellation_interval_nonzero
+            FIELD_ADMISSION, "cancellation check interval must be non-zero"
+        )
     if not attention_execution.is_resolved():  # row 12
-        raise _rmp(FIELD_ATTENTION, "attention execution policy must be resolved")
+        raise _rmp(  # rule: 04.3.2/row12_attention_resolved
+            FIELD_ATTENTION, "attention execution policy must be resolved"
+        )
     if reusable_execution is None:
         return
     reusable_execution.validate()  # row 13 (InvalidExecutionPlan)
@@ -113,7 +127,9 @@ def _check_fields(
             bucket.capacity.maximum_sequences > memory.maximum_active_sequences
             or bucket.capacity.maximum_tokens > admission.maximum_scheduled_tokens
         ):
-            raise _rmp(FIELD_REUSABLE, "reusable execution bucket exceeds the policy sequence or token ceiling")
+            raise _rmp(  # rule: 04.3.2/row14_buckets_within_policy_ceilings
+                FIELD_REUSABLE, "reusable execution bucket exceeds the policy sequence or token ceiling"
+            )
     program_policy = reusable_execution.program_policy
     if program_policy is not None:  # row 15
         for spec in program_policy.programs:
@@ -121,7 +137,9 @@ def _check_fields(
                 spec.shape.request_capacity_value() > memory.maximum_active_sequences
                 or spec.shape.token_capacity > admission.maximum_scheduled_tokens
             ):
-                raise _rmp(FIELD_REUSABLE, "reusable execution program exceeds the policy sequence or token ceiling")
+                raise _rmp(  # rule: 04.3.2/row15_program_shapes_within_policy_ceilings
+                    FIELD_REUSABLE, "reusable execution program exceeds the policy sequence or token ceiling"
+                )
 
 
 #: The eight arguments of ``ResolvedRuntimePolicy.new``, as decoded from a wire.
@@ -335,7 +353,7 @@ class ResolvedRuntimePolicy(RuntimePolicy):
         carried = obj.string("fingerprint")
         policy = decode_with(lambda: cls.new(*fields), context=context, path=path)
         if policy.fingerprint_str() != carried:
-            raise Serialization(
+            raise Serialization(  # rule: 04.3.1/fingerprint_mismatch_rejected
                 context,
                 f"{path}: resolved runtime policy fingerprint mismatch: "
                 f"expected {policy.fingerprint_str()}, actual {carried}",
@@ -351,7 +369,9 @@ class ResolvedRuntimePolicy(RuntimePolicy):
             self._reusable_execution,
         )  # fmt: skip
         if fingerprint(self.material(), context=FINGERPRINT_CONTEXT) != self._fingerprint:
-            raise _rmp(FIELD_FINGERPRINT, "stored fingerprint does not match the policy fields")
+            raise _rmp(  # rule: 04.3.4/validate_reruns_rows_and_fingerprint
+                FIELD_FINGERPRINT, "stored fingerprint does not match the policy fields"
+            )
 
     def memory_capacity_bytes(self) -> int:
         return self._memory.capacity_bytes

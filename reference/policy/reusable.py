@@ -53,7 +53,9 @@ class ReusableExecutionClassId:
 
     def __post_init__(self) -> None:
         if not isinstance(self.value, str) or not (self.value.isascii() and _CLASS_ID.fullmatch(self.value)):
-            raise invalid_plan("reusable execution class id is empty, too long, or non-portable")
+            raise invalid_plan(  # rule: 04.2.4/class_id_portable
+                "reusable execution class id is empty, too long, or non-portable"
+            )
 
     def to_wire(self) -> str:
         return self.value
@@ -72,7 +74,9 @@ class ReusableExecutionCapacity:
         check_uint(self.maximum_tokens, 64, "ReusableExecutionCapacity.maximum_tokens")
         check_uint(self.maximum_pages, 64, "ReusableExecutionCapacity.maximum_pages")
         if 0 in (self.maximum_sequences, self.maximum_tokens, self.maximum_pages):
-            raise invalid_plan("reusable execution capacity dimensions must be non-zero")
+            raise invalid_plan(  # rule: 04.2.4/capacity_dimensions_nonzero
+                "reusable execution capacity dimensions must be non-zero"
+            )
 
     def covers(self, sequences: int, tokens: int, pages: int) -> bool:
         """Non-empty work within every dimension (pages may be zero)."""
@@ -139,7 +143,9 @@ class ReusableExecutionBucketSpec:
 
     def validate(self) -> None:
         if not isinstance(self.bucket_id, str) or self.bucket_id != derive_bucket_id(self.class_id, self.capacity):
-            raise invalid_plan("reusable execution bucket id is not derived from its class and capacity")
+            raise invalid_plan(  # rule: 04.2.4/bucket_id_derived
+                "reusable execution bucket id is not derived from its class and capacity"
+            )
 
     def to_wire(self) -> dict[str, JsonValue]:
         return {"bucket_id": self.bucket_id, "class_id": self.class_id.to_wire(), "capacity": self.capacity.to_wire()}
@@ -185,13 +191,15 @@ class UniformDecodeShape:
             or self.query_tokens_per_sequence == 0
             or self.request_capacity * self.query_tokens_per_sequence != self.token_capacity
         ):
-            raise invalid_plan("reusable decode program shape is empty or internally inconsistent")
+            raise invalid_plan(  # rule: 04.2.4/program_shapes_limit, 04.2.4/program_shape_covered_by_bucket
+                "reusable decode program shape is empty or internally inconsistent"
+            )
 
     @classmethod
     def new(cls, request_capacity: int, query_tokens_per_sequence: int) -> UniformDecodeShape:
         tokens = request_capacity * query_tokens_per_sequence
         if tokens > U64_MAX:
-            raise invalid_plan("reusable decode program token capacity overflows u64")
+            raise invalid_plan("reusable decode program token capacity overflows u64")  # rule: 04.2.4/bucket_id_derived
         return cls(request_capacity, tokens, query_tokens_per_sequence)
 
     def sort_key(self) -> tuple[int, int, int, int]:
@@ -225,7 +233,9 @@ class PrefillShape:
         check_uint(self.total_prompt_tokens, 64, "PrefillShape.total_prompt_tokens")
         end = self.tokens_processed + self.token_capacity
         if self.token_capacity == 0 or self.total_prompt_tokens == 0 or end > U64_MAX or end > self.total_prompt_tokens:
-            raise invalid_plan("reusable prefill program shape is empty or exceeds its prompt frontier")
+            raise invalid_plan(  # rule: 04.2.4/program_policy_valid
+                "reusable prefill program shape is empty or exceeds its prompt frontier"
+            )
 
     def sort_key(self) -> tuple[int, int, int, int]:
         return (1, self.tokens_processed, self.token_capacity, self.total_prompt_tokens)
@@ -248,7 +258,9 @@ ReusableExecutionProgramShape = UniformDecodeShape | PrefillShape
 
 def _decode_shape(raw: Any, context: str, path: str) -> ReusableExecutionProgramShape:
     if not isinstance(raw, dict) or "topology" not in raw:
-        raise Serialization(context, f"{path}: program shape must be an object tagged by `topology`")
+        raise Serialization(  # rule: 04.2.4/reusable_policy_deny_unknown_fields
+            context, f"{path}: program shape must be an object tagged by `topology`"
+        )
     tag, _ = read_tagged(raw["topology"], ("uniform_decode", "prefill"), context=context, path=f"{path}.topology")
     body = {key: value for key, value in raw.items() if key != "topology"}
     if tag == "uniform_decode":
@@ -360,21 +372,29 @@ class ReusableExecutionProgramPolicy:
             or not self.programs
             or len(self.programs) > MAX_REUSABLE_EXECUTION_PROGRAM_SHAPES
         ):
-            raise invalid_plan("reusable execution program policy has invalid semantics, passes, or shape count")
+            raise invalid_plan(  # rule: 04.2.4/program_policy_valid
+                "reusable execution program policy has invalid semantics, passes, or shape count"
+            )
         keys = [spec.sort_key() for spec in self.programs]
         if any(left >= right for left, right in itertools.pairwise(keys)):
-            raise invalid_plan("reusable execution program shapes are duplicate or non-canonical")
+            raise invalid_plan(  # rule: 04.2.4/program_shapes_limit
+                "reusable execution program shapes are duplicate or non-canonical"
+            )
         seen: dict[tuple[int, int, int, int], str] = {}
         for spec in self.programs:
             if seen.setdefault(spec.shape.sort_key(), spec.class_id.value) != spec.class_id.value:
-                raise invalid_plan("reusable execution logical shape is assigned to multiple workspace classes")
+                raise invalid_plan(  # rule: 04.2.4/program_shapes_limit
+                    "reusable execution logical shape is assigned to multiple workspace classes"
+                )
         present = set(keys)
         for spec in self.programs:
             shape = spec.shape
             if isinstance(shape, PrefillShape) and shape.tokens_processed > 0:
                 prefix = (spec.class_id.value, (1, 0, shape.tokens_processed, shape.total_prompt_tokens))
                 if prefix not in present:
-                    raise invalid_plan("reusable prefill program policy omits a prerequisite prefix shape")
+                    raise invalid_plan(  # rule: 04.2.4/program_policy_valid
+                        "reusable prefill program policy omits a prerequisite prefix shape"
+                    )
 
     def to_wire(self) -> dict[str, JsonValue]:
         return {
@@ -440,7 +460,9 @@ class ReusableExecutionPolicy:
     def validate(self) -> None:
         """Lanes non-zero; 1..=64 buckets; ids derive; programs covered; class chains monotonic."""
         if self.maximum_reusable_lanes == 0 or not self.buckets or len(self.buckets) > MAX_REUSABLE_EXECUTION_BUCKETS:
-            raise invalid_plan("reusable execution policy has an invalid lane or bucket count")
+            raise invalid_plan(  # rule: 04.2.4/bucket_count_limit
+                "reusable execution policy has an invalid lane or bucket count"
+            )
         for bucket in self.buckets:
             bucket.validate()
         if self.program_policy is not None:
@@ -450,12 +472,16 @@ class ReusableExecutionPolicy:
                     spec.class_id, spec.shape.request_capacity_value(), spec.shape.token_capacity, 0
                 )
                 if covering is None:
-                    raise invalid_plan("reusable execution program shape has no covering workspace bucket in its class")
+                    raise invalid_plan(  # rule: 04.2.4/program_shape_covered_by_bucket
+                        "reusable execution program shape has no covering workspace bucket in its class"
+                    )
         for left, right in itertools.pairwise(self.buckets):
             if left.class_id > right.class_id or (
                 left.class_id == right.class_id and not right.capacity.strictly_extends(left.capacity)
             ):
-                raise invalid_plan("reusable execution buckets are not canonical monotonic class chains")
+                raise invalid_plan(  # rule: 04.2.4/buckets_canonical_class_chains
+                    "reusable execution buckets are not canonical monotonic class chains"
+                )
 
     def startup_capture_case_count(self) -> int:
         return len(self.program_policy.programs) if self.program_policy is not None else len(self.buckets)

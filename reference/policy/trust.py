@@ -113,9 +113,13 @@ def read_policy(policy: RuntimePolicy, *, with_fingerprint: bool = False) -> Pla
 
 def _check_limits(view: PlannerPolicyView) -> PlannerPolicyView:
     if view.maximum_active_sequences == 0:
-        raise InvalidExecutionPlan(reason="runtime policy maximum_active_sequences must be non-zero")
+        raise InvalidExecutionPlan(  # rule: 04.9/step02_zero_active_sequences, 05.3/step02_zero_active_sequences
+            reason="runtime policy maximum_active_sequences must be non-zero"
+        )
     if view.maximum_scheduled_tokens == 0:
-        raise InvalidExecutionPlan(reason="runtime policy maximum_scheduled_tokens must be non-zero")
+        raise InvalidExecutionPlan(  # rule: 04.9/step03_zero_scheduled_tokens, 05.3/step03_zero_scheduled_tokens
+            reason="runtime policy maximum_scheduled_tokens must be non-zero"
+        )
     return view
 
 
@@ -129,11 +133,17 @@ def check_capacity_gate(view: PlannerPolicyView, device_total_memory_bytes: int)
     device = check_uint(device_total_memory_bytes, 64, "DeviceDescriptor.total_memory_bytes")
     capacity, reserve = view.memory_capacity_bytes, view.memory_reserve_bytes
     if capacity == 0:
-        raise InvalidExecutionPlan(reason="runtime policy memory capacity must be non-zero")
+        raise InvalidExecutionPlan(  # rule: 05.3/step05_capacity_within_device
+            reason="runtime policy memory capacity must be non-zero"
+        )
     if capacity > device:
-        raise InvalidExecutionPlan(reason="runtime policy memory capacity exceeds the device memory")
+        raise InvalidExecutionPlan(  # rule: 05.3/step05_capacity_within_device
+            reason="runtime policy memory capacity exceeds the device memory"
+        )
     if reserve >= capacity:
-        raise InvalidExecutionPlan(reason="runtime policy memory reserve must be smaller than its capacity")
+        raise InvalidExecutionPlan(  # rule: 05.3/step05_capacity_within_device
+            reason="runtime policy memory reserve must be smaller than its capacity"
+        )
     return view
 
 

@@ -34,21 +34,29 @@ def validate_resolved_weight_storage(weight: ResolvedWeightBinding, storage: Res
     """Storage names every weight component exactly once with its physical length and element type."""
     expected = {c.component_id: c for c in weight.components}
     if len(storage.components) != len(expected):
-        raise InvalidExecutionPlan(reason="resolved weight storage component count differs from its layout contract")
+        raise InvalidExecutionPlan(  # rule: 04.5.6/weight_storage_component_count
+            reason="resolved weight storage component count differs from its layout contract"
+        )
     seen: set[WeightId] = set()
     for stored in storage.components:
         cid = stored.component_id
         if cid is None:
-            raise InvalidExecutionPlan(reason="resolved weight storage component lacks its physical identity")
+            raise InvalidExecutionPlan(  # rule: 04.5.6/weight_storage_component_identity
+                reason="resolved weight storage component lacks its physical identity"
+            )
         component = expected.get(cid)
         if component is None:
-            raise InvalidExecutionPlan(reason=f"resolved weight storage contains unknown component `{cid}`")
+            raise InvalidExecutionPlan(  # rule: 04.5.6/weight_storage_component_count
+                reason=f"resolved weight storage contains unknown component `{cid}`"
+            )
         if (
             cid in seen
             or stored.length_bytes != component.physical_bytes()
             or stored.element_type is not component.physical_element_type()
         ):
-            raise InvalidExecutionPlan(reason=f"resolved weight storage component `{cid}` differs from its layout")
+            raise InvalidExecutionPlan(  # rule: 04.5.6/weight_storage_component_count
+                reason=f"resolved weight storage component `{cid}` differs from its layout"
+            )
         seen.add(cid)
 
 
@@ -68,33 +76,47 @@ class ResolvedValueBinding:
 
     def __post_init__(self) -> None:
         if not fits_uint(self.ordinal, 32):
-            raise InvalidExecutionPlan(reason=f"binding ordinal {self.ordinal!r} is not a u32")
+            raise InvalidExecutionPlan(  # rule: 04.5.6/input_access_readable, 04.5.6/output_access_writable
+                reason=f"binding ordinal {self.ordinal!r} is not a u32"
+            )
         role, access = self.role, self.access
         if (
             (role is ResolvedValueRole.INPUT and access not in _INPUT_ACCESS)
             or (role is ResolvedValueRole.OUTPUT and access not in _OUTPUT_ACCESS)
             or (role is ResolvedValueRole.INPUT and not isinstance(self.alias, NoAlias))
         ):
-            raise InvalidExecutionPlan(reason="resolved value role, access, and alias policy are inconsistent")
+            raise InvalidExecutionPlan(  # rule: 04.5.6/input_access_readable, 04.5.6/output_access_writable
+                reason="resolved value role, access, and alias policy are inconsistent"
+            )
         components = self.storage.components
         weights = self.usage is BufferUsage.WEIGHTS
         if not weights and len(components) != 1:
-            raise InvalidExecutionPlan(reason="only a weight value may use composite physical storage")
+            raise InvalidExecutionPlan(  # rule: 04.5.6/non_weights_storage_covers_tensor
+                reason="only a weight value may use composite physical storage"
+            )
         if (
             len(components) == 1
             and components[0].component_id is None
             and components[0].element_type is not self.tensor.element_type
         ):
-            raise InvalidExecutionPlan(reason="single-resource value dtype differs from its logical tensor dtype")
+            raise InvalidExecutionPlan(  # rule: 04.5.6/weight_logical_contract
+                reason="single-resource value dtype differs from its logical tensor dtype"
+            )
         if not weights and components[0].length_bytes < self.tensor.minimum_storage_bytes():
-            raise InvalidExecutionPlan(reason="resolved value storage is smaller than its tensor span")
+            raise InvalidExecutionPlan(  # rule: 04.5.6/non_weights_storage_covers_tensor
+                reason="resolved value storage is smaller than its tensor span"
+            )
         if weights:
             if self.weight is None:
-                raise InvalidExecutionPlan(reason="weight value lacks its resolved physical layout contract")
+                raise InvalidExecutionPlan(  # rule: 04.5.6/weight_logical_contract
+                    reason="weight value lacks its resolved physical layout contract"
+                )
             self.weight.validate_logical_contract(self.tensor.dimensions, self.tensor.element_type)
             validate_resolved_weight_storage(self.weight, self.storage)
         elif self.weight is not None:
-            raise InvalidExecutionPlan(reason="non-weight value carries a resolved weight layout contract")
+            raise InvalidExecutionPlan(  # rule: 04.5.6/weight_logical_contract
+                reason="non-weight value carries a resolved weight layout contract"
+            )
 
     @property
     def slot(self) -> tuple[ResolvedValueRole, int]:

@@ -131,7 +131,9 @@ class OperationResourceEstimateRequest:
         operation.validate_attributes(attributes)
         validate_resolved_bindings(operation, values)
         if not is_canonical_sha256(input_fingerprint):
-            raise InvalidExecutionPlan(reason="estimator input fingerprint is not a canonical sha256")
+            raise InvalidExecutionPlan(  # rule: 04.8.1/estimate_request_constructor_checks
+                reason="estimator input fingerprint is not a canonical sha256"
+            )
         object.__setattr__(self, "node_id", node_id)
         object.__setattr__(self, "operation", operation)
         object.__setattr__(self, "values", tuple(values))

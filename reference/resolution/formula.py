@@ -56,7 +56,7 @@ def _invalid(reason: str) -> InvalidExecutionPlan:
 
 def _uint(value: Any, bits: int, name: str) -> int:
     if not fits_uint(value, bits):
-        raise _invalid(f"field `{name}` {value!r} is not a u{bits}")
+        raise _invalid(f"field `{name}` {value!r} is not a u{bits}")  # rule: 01.5/unsigned_rejects_out_of_range
     return value
 
 
@@ -74,7 +74,9 @@ class DynamicResourceShapeBucket:
         for name in ("maximum_tokens", "maximum_pages", "bytes"):
             _uint(getattr(self, name), 64, name)
         if 0 in (self.maximum_sequences, self.maximum_tokens, self.maximum_pages, self.bytes):
-            raise InvalidExecutionPlan(reason="dynamic resource shape bucket values must be non-zero")
+            raise InvalidExecutionPlan(  # rule: 04.7.1/shape_bucket_values_nonzero
+                reason="dynamic resource shape bucket values must be non-zero"
+            )
 
     def covers(self, shape: ShapeLike) -> bool:
         """Every shape dimension is within the bucket maximum."""
@@ -150,7 +152,7 @@ class ProviderWorkspaceSizeFormula:
         work = WorkShape(*shape)
         total = self._bytes(work)
         if total == 0:
-            raise _invalid(f"evaluates to zero bytes for shape {tuple(work)}")
+            raise _invalid(f"evaluates to zero bytes for shape {tuple(work)}")  # rule: 04.7.1/evaluate_zero_result
         return total
 
     @property
@@ -212,7 +214,7 @@ class FixedFormula(ProviderWorkspaceSizeFormula):
 
     def validate(self) -> None:
         if _uint(self.bytes, 64, "bytes") == 0:
-            raise _invalid("fixed bytes must be non-zero")
+            raise _invalid("fixed bytes must be non-zero")  # rule: 04.7.1/fixed_bytes_nonzero
 
     def _bytes(self, shape: WorkShape) -> int:
         return self.bytes
@@ -234,10 +236,10 @@ class ActualSequencesFormula(ProviderWorkspaceSizeFormula):
 
     def validate(self) -> None:
         if _uint(self.bytes_per_sequence, 64, "bytes_per_sequence") == 0:
-            raise _invalid("bytes_per_sequence must be non-zero")
+            raise _invalid("bytes_per_sequence must be non-zero")  # rule: 04.7.1/actual_sequences_nonzero
 
     def _bytes(self, shape: WorkShape) -> int:
-        return checked_mul(
+        return checked_mul(  # rule: 04.7.1/bound_demand_overflow
             self.bytes_per_sequence,
             shape.sequences,
             error=partial(invalid_plan, "actual-sequence workspace bytes overflows u64"),
@@ -260,10 +262,10 @@ class TokensFormula(ProviderWorkspaceSizeFormula):
 
     def validate(self) -> None:
         if _uint(self.bytes_per_token, 64, "bytes_per_token") == 0:
-            raise _invalid("bytes_per_token must be non-zero")
+            raise _invalid("bytes_per_token must be non-zero")  # rule: 04.7.1/tokens_nonzero
 
     def _bytes(self, shape: WorkShape) -> int:
-        return checked_mul(
+        return checked_mul(  # rule: 04.7.1/bound_demand_overflow
             self.bytes_per_token, shape.tokens, error=partial(invalid_plan, "token workspace bytes overflows u64")
         )
 
@@ -287,15 +289,23 @@ class AffineFormula(ProviderWorkspaceSizeFormula):
     def validate(self) -> None:
         values = [_uint(getattr(self, n), 64, n) for n in self.FIELDS]
         if self.bytes_per_sequence == 0 and self.bytes_per_token == 0:
-            raise _invalid("affine needs a non-zero per-sequence or per-token coefficient")
+            raise _invalid(  # rule: 04.7.1/affine_coefficient_nonzero
+                "affine needs a non-zero per-sequence or per-token coefficient"
+            )
         if sum(values) > U64_MAX:
-            raise _invalid("affine coefficients overflow u64")
+            raise _invalid("affine coefficients overflow u64")  # rule: 04.7.1/affine_sum_fits_u64
 
     def _bytes(self, shape: WorkShape) -> int:
         overflow = partial(invalid_plan, "affine workspace bytes overflows u64")
-        per_sequence = checked_mul(self.bytes_per_sequence, shape.sequences, error=overflow)
-        per_token = checked_mul(self.bytes_per_token, shape.tokens, error=overflow)
-        return checked_sum((self.fixed_bytes, per_sequence, per_token), error=overflow)
+        per_sequence = checked_mul(  # rule: 04.7.1/bound_demand_overflow
+            self.bytes_per_sequence, shape.sequences, error=overflow
+        )
+        per_token = checked_mul(  # rule: 04.7.1/bound_demand_overflow
+            self.bytes_per_token, shape.tokens, error=overflow
+        )
+        return checked_sum(  # rule: 04.7.1/bound_demand_overflow
+            (self.fixed_bytes, per_sequence, per_token), error=overflow
+        )
 
     def payload(self) -> dict[str, JsonValue]:
         return {
@@ -321,14 +331,16 @@ class PagesFormula(ProviderWorkspaceSizeFormula):
         per_page = _uint(self.bytes_per_page, 64, "bytes_per_page")
         maximum = _uint(self.maximum_pages, 64, "maximum_pages")
         if per_page == 0 or maximum == 0:
-            raise _invalid("pages needs non-zero bytes_per_page and maximum_pages")
+            raise _invalid("pages needs non-zero bytes_per_page and maximum_pages")  # rule: 04.7.1/pages_nonzero
         if per_page * maximum > U64_MAX:
-            raise _invalid("pages ceiling overflows u64")
+            raise _invalid("pages ceiling overflows u64")  # rule: 04.7.1/pages_product_fits_u64
 
     def _bytes(self, shape: WorkShape) -> int:
         if shape.pages > self.maximum_pages:
-            raise _invalid(f"shape needs {shape.pages} pages, more than {self.maximum_pages}")
-        return checked_mul(
+            raise _invalid(  # rule: 04.7.1/evaluate_pages_beyond_maximum
+                f"shape needs {shape.pages} pages, more than {self.maximum_pages}"
+            )
+        return checked_mul(  # rule: 04.7.1/bound_demand_overflow
             self.bytes_per_page, shape.pages, error=partial(invalid_plan, "page workspace bytes overflows u64")
         )
 
@@ -370,15 +382,19 @@ class BoundedShapeBucketsFormula(ProviderWorkspaceSizeFormula):
 
     def validate(self) -> None:
         if not 1 <= len(self.buckets) <= MAX_PROVIDER_WORKSPACE_SHAPE_BUCKETS:
-            raise _invalid(f"needs 1..={MAX_PROVIDER_WORKSPACE_SHAPE_BUCKETS} buckets")
+            raise _invalid(  # rule: 04.7.1/buckets_count_limit
+                f"needs 1..={MAX_PROVIDER_WORKSPACE_SHAPE_BUCKETS} buckets"
+            )
         if not buckets_are_canonical(self.buckets):
-            raise _invalid("buckets must grow monotonically with non-decreasing bytes")
+            raise _invalid(  # rule: 04.7.1/buckets_strictly_growing, 04.7.1/buckets_bytes_nondecreasing
+                "buckets must grow monotonically with non-decreasing bytes"
+            )
 
     def _bytes(self, shape: WorkShape) -> int:
         for bucket in self.buckets:
             if bucket.covers(shape):
                 return bucket.bytes
-        raise _invalid(f"no bucket covers shape {tuple(shape)}")
+        raise _invalid(f"no bucket covers shape {tuple(shape)}")  # rule: 04.7.1/evaluate_buckets_none_covering
 
     def payload(self) -> dict[str, JsonValue]:
         return {"buckets": [b.to_wire() for b in self.buckets]}

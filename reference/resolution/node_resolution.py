@@ -99,7 +99,7 @@ def validate_resource_contract(operation: OperationDescriptor, plan: ProviderRes
     if alignment < minimum or alignment % minimum:
         raise InvalidExecutionPlan(
             reason=f"provider `{plan.provider_id}` value alignment {alignment} violates the operation minimum {minimum}"
-        )
+        )  # rule: 04.9/step13g_alignment_at_least_operation_minimum, 04.9/step13g_alignment_multiple_of_minimum
     for kind, presence, requirement in (
         ("scratch", resources.scratch, plan.scratch),
         ("binding", resources.binding, plan.binding),
@@ -108,7 +108,7 @@ def validate_resource_contract(operation: OperationDescriptor, plan: ProviderRes
         if not presence.accepts(requirement is not None):
             raise InvalidExecutionPlan(
                 reason=f"provider `{plan.provider_id}` {kind} workspace violates the operation's {presence.value} rule"
-            )
+            )  # rule: 04.9/step13g_scratch_presence, 04.9/step13g_binding_presence, 04.9/step13g_persistent_presence
 
 
 def validate_provider_resolution(
@@ -118,13 +118,19 @@ def validate_provider_resolution(
     disjoint from candidates and all resolution-local ``storage_incompatible``."""
     ordered = tuple(sorted(candidates, key=lambda plan: plan.provider_id))
     if not ordered:
-        raise InvalidExecutionPlan(reason="node resolution has no provider candidates")
+        raise InvalidExecutionPlan(  # rule: 04.9/step15_from_provider_resolution
+            reason="node resolution has no provider candidates"
+        )
     if any(a.provider_id == b.provider_id for a, b in itertools.pairwise(ordered)):
-        raise InvalidExecutionPlan(reason="node resolution has duplicate provider candidates")
+        raise InvalidExecutionPlan(  # rule: 04.9/step15_from_provider_resolution
+            reason="node resolution has duplicate provider candidates"
+        )
     for plan in ordered:
         plan.validate_shape()
         if plan.provider_id in rejections:
-            raise InvalidExecutionPlan(reason=f"provider `{plan.provider_id}` is both a candidate and rejected")
+            raise InvalidExecutionPlan(  # rule: 04.9/step15_from_provider_resolution
+                reason=f"provider `{plan.provider_id}` is both a candidate and rejected"
+            )
     for rejection in rejections.values():
         rejection.require_resolution_local()
     return ordered
@@ -236,10 +242,14 @@ class PlanNodeResolution:
         bindings = tuple(values)
         extra_capabilities = frozenset(required_capabilities)
         if not bindings:
-            raise InvalidExecutionPlan(reason=f"node `{node_id}` resolution has no value bindings")
+            raise InvalidExecutionPlan(  # rule: 04.9/step05_node_in_program
+                reason=f"node `{node_id}` resolution has no value bindings"
+            )
         node = family.program.node(node_id)
         if node is None:
-            raise InvalidExecutionPlan(reason=f"node `{node_id}` is not in the model program")
+            raise InvalidExecutionPlan(  # rule: 04.9/step05_node_in_program
+                reason=f"node `{node_id}` is not in the model program"
+            )
         operation = catalog.operation_for_node(node.id, node.operation_id)
         _check_contract(registry, operation)
         operation.validate_attributes(node.attributes)
@@ -265,7 +275,9 @@ class PlanNodeResolution:
         for provider_id in compatible:
             descriptor = descriptors.get(provider_id)
             if descriptor is None:
-                raise InvalidExecutionPlan(reason=f"compatible provider `{provider_id}` is not in the catalog")
+                raise InvalidExecutionPlan(  # rule: 04.9/step13a_compatible_descriptor_present
+                    reason=f"compatible provider `{provider_id}` is not in the catalog"
+                )
             conflicts = _value_storage_conflicts(view, catalog, descriptor, bindings)
             if conflicts:
                 rejections[provider_id] = PlanProviderRejectReason.storage_incompatible(conflicts)
@@ -289,7 +301,9 @@ class PlanNodeResolution:
             )
             estimate = estimator.estimate_resources(estimate_request)
             if not isinstance(estimate, OperationResourceEstimate):
-                raise InvalidExecutionPlan(reason=f"provider `{provider_id}` estimator returned no resource estimate")
+                raise InvalidExecutionPlan(  # rule: 04.9/step13e_estimator_error_propagates
+                    reason=f"provider `{provider_id}` estimator returned no resource estimate"
+                )
             plan = ProviderResourcePlan.from_provider_output(descriptor, input_fingerprint, estimate)
             validate_resource_contract(operation, plan)
             workspace_conflicts = [
@@ -302,7 +316,9 @@ class PlanNodeResolution:
                 continue
             candidates.append(plan)
         if not candidates:
-            raise InvalidExecutionPlan(reason=f"node `{node.id}` has no provider with available storage")
+            raise InvalidExecutionPlan(  # rule: 04.4.1/empty_profile_order_fails_resolution
+                reason=f"node `{node.id}` has no provider with available storage"
+            )
         ordered = validate_provider_resolution(candidates, rejections)
         return cls(
             _TOKEN,
@@ -320,10 +336,14 @@ def _check_contract(registry: OperationPlanningHandle, operation: OperationDescr
     """Step 7: exactly one registered contract, equal to the catalog descriptor; one signature call."""
     contracts = registry.contracts_for(operation.id)
     if len(contracts) != 1:
-        raise InvalidExecutionPlan(reason=f"operation `{operation.id}` needs exactly one registered contract")
+        raise InvalidExecutionPlan(  # rule: 04.9/step07_exactly_one_contract
+            reason=f"operation `{operation.id}` needs exactly one registered contract"
+        )
     contract = contracts[0]
     if contract.descriptor() != operation:
-        raise InvalidExecutionPlan(reason=f"operation `{operation.id}` contract differs from the catalog descriptor")
+        raise InvalidExecutionPlan(  # rule: 04.9/step07_contract_descriptor_equals_catalog
+            reason=f"operation `{operation.id}` contract differs from the catalog descriptor"
+        )
     contract.validate_signature(operation.inputs, operation.outputs)
 
 
@@ -350,7 +370,7 @@ def _registered_estimator(
     """Step 13d: exactly one registered estimator whose descriptor equals the catalog's."""
     estimators = registry.estimators_for(descriptor.provider_id)
     if len(estimators) != 1 or estimators[0].descriptor() != descriptor:
-        raise InvalidExecutionPlan(
+        raise InvalidExecutionPlan(  # rule: 04.9/step13d_estimator_descriptor_equals_catalog
             reason=f"provider `{descriptor.provider_id}` estimator registration differs from the catalog"
         )
     return estimators[0]

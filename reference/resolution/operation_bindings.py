@@ -87,7 +87,9 @@ def _check_tensor(
     strides: dict[str, int],
 ) -> None:
     if len(tensor.dimensions) != contract.rank or tensor.element_type not in contract.element_types:
-        raise _fail(operation, "resolved tensor rank or element type is incompatible")
+        raise _fail(  # rule: 04.5.7/dtype_in_contract_set
+            operation, "resolved tensor rank or element type is incompatible"
+        )
     for constraint, extent in zip(contract.dimensions, tensor.dimensions, strict=True):
         if isinstance(constraint, ExactDimension):
             ok = constraint.value == extent
@@ -97,9 +99,9 @@ def _check_tensor(
             assert isinstance(constraint, SymbolDimension)
             ok = dimensions.setdefault(constraint.name, extent) == extent
         if not ok:
-            raise _fail(operation, "resolved tensor violates a dimension constraint")
+            raise _fail(operation, "resolved tensor violates a dimension constraint")  # rule: 04.5.7/exact_dimension
     if not _layout_matches(contract, tensor, strides):
-        raise _fail(operation, "resolved tensor layout is incompatible")
+        raise _fail(operation, "resolved tensor layout is incompatible")  # rule: 04.5.7/rank_equal
 
 
 def validate_resolved_bindings(operation: OperationDescriptor, bindings: Sequence[ResolvedValueBinding]) -> None:
@@ -107,16 +109,20 @@ def validate_resolved_bindings(operation: OperationDescriptor, bindings: Sequenc
     operation.validate()
     n_in = len(operation.inputs)
     if len(bindings) != n_in + len(operation.outputs):
-        raise _fail(operation, f"expects {n_in + len(operation.outputs)} value bindings, received {len(bindings)}")
+        raise _fail(  # rule: 04.5.7/binding_count, 04.5.7/ordinal_in_range
+            operation, f"expects {n_in + len(operation.outputs)} value bindings, received {len(bindings)}"
+        )
     dimensions: dict[str, int] = {}
     strides: dict[str, int] = {}
     slots: set[tuple[ResolvedValueRole, int]] = set()
     for index, binding in enumerate(bindings):
         expected = (ResolvedValueRole.INPUT, index) if index < n_in else (ResolvedValueRole.OUTPUT, index - n_in)
         if binding.slot != expected:
-            raise _fail(operation, "bindings are not in canonical input/output ordinal order")
+            raise _fail(  # rule: 04.5.7/canonical_slot_order
+                operation, "bindings are not in canonical input/output ordinal order"
+            )
         if binding.slot in slots:
-            raise _fail(operation, "contains duplicate ordinal bindings")
+            raise _fail(operation, "contains duplicate ordinal bindings")  # rule: 04.5.7/duplicate_slot
         slots.add(binding.slot)
         previous = next((p for p in bindings[:index] if p.value_id == binding.value_id), None)
         if previous is not None and not (
@@ -128,13 +134,17 @@ def validate_resolved_bindings(operation: OperationDescriptor, bindings: Sequenc
             and previous.storage == binding.storage
             and previous.usage is binding.usage
         ):
-            raise _fail(operation, "repeats a value outside identical read-only input slots")
+            raise _fail(  # rule: 04.5.7/repeated_value_read_only_inputs, 04.5.7/input_storage_sharing
+                operation, "repeats a value outside identical read-only input slots"
+            )
         contracts = operation.inputs if binding.role is ResolvedValueRole.INPUT else operation.outputs
         if binding.ordinal >= len(contracts):
-            raise _fail(operation, "binding ordinal is out of range")
+            raise _fail(operation, "binding ordinal is out of range")  # rule: 04.5.7/ordinal_in_range
         contract = contracts[binding.ordinal]
         if binding.access is not contract.access or binding.alias != contract.alias:
-            raise _fail(operation, "binding access or alias differs from its contract")
+            raise _fail(  # rule: 04.5.7/access_equals_contract, 04.5.7/alias_equals_contract
+                operation, "binding access or alias differs from its contract"
+            )
         _check_tensor(operation, contract, binding.tensor, dimensions, strides)
     inputs, outputs = list(bindings[:n_in]), list(bindings[n_in:])
     for index, current in enumerate(inputs):
@@ -144,18 +154,26 @@ def validate_resolved_bindings(operation: OperationDescriptor, bindings: Sequenc
                 or current.access is not TensorAccess.READ
                 or previous.access is not TensorAccess.READ
             ):
-                raise _fail(operation, "shares input storage between different or writable values")
+                raise _fail(  # rule: 04.5.7/repeated_value_read_only_inputs
+                    operation, "shares input storage between different or writable values"
+                )
     for index, output in enumerate(outputs):
         aliased = [i for i, inp in enumerate(inputs) if output.storage.overlaps(inp.storage)]
         alias = output.alias
         if isinstance(alias, NoAlias) and aliased:
-            raise _fail(operation, f"output {index} aliases despite a no-alias contract")
+            raise _fail(  # rule: 04.5.7/no_alias_output_overlap, 04.5.7/ordinal_in_range, 04.5.7/may_alias_output
+                operation, f"output {index} aliases despite a no-alias contract"
+            )
         if isinstance(alias, MayAlias) and (
             any(i != alias.index for i in aliased)
             or (alias.index in aliased and output.storage != inputs[alias.index].storage)
         ):
-            raise _fail(operation, f"output {index} partially aliases or aliases the wrong input")
+            raise _fail(  # rule: 04.5.7/ordinal_in_range, 04.5.7/canonical_slot_order, 04.5.7/no_alias_output_overlap
+                operation, f"output {index} partially aliases or aliases the wrong input"
+            )
         if isinstance(alias, MustAlias) and (aliased != [alias.index] or output.storage != inputs[alias.index].storage):
-            raise _fail(operation, f"output {index} does not exactly alias its declared input")
+            raise _fail(  # rule: 04.5.7/must_alias_output
+                operation, f"output {index} does not exactly alias its declared input"
+            )
         if any(output.storage.overlaps(previous.storage) for previous in outputs[:index]):
-            raise _fail(operation, "output resources overlap")
+            raise _fail(operation, "output resources overlap")  # rule: 04.5.7/no_alias_output_overlap

@@ -75,7 +75,9 @@ class PlanProviderRejectReason:
 
     def require_resolution_local(self) -> None:
         if not self.is_resolution_local():
-            raise InvalidExecutionPlan(reason="node resolution rejections must be non-empty storage_incompatible lists")
+            raise InvalidExecutionPlan(  # rule: 04.9/step15_from_provider_resolution
+                reason="node resolution rejections must be non-empty storage_incompatible lists"
+            )
 
     def to_wire(self) -> JsonValue:
         if self.kind == "not_registered":
@@ -92,7 +94,9 @@ class PlanProviderRejectReason:
         at = f"{path}.{tag}"
         if tag == "not_registered":
             if content is not None:
-                raise Serialization(context, f"{path}: unit variant `not_registered` takes no content")
+                raise Serialization(  # rule: 01.5/enum_variant_shape
+                    context, f"{path}: unit variant `not_registered` takes no content"
+                )
             return cls.not_registered()
         if tag == "incompatible":
             items = read_list(content, context=context, path=at)

@@ -42,9 +42,13 @@ WORKSPACE_KINDS: Final = ("scratch", "binding", "persistent")
 def workspace_base_id(node_id: NodeId, kind: str, estimate_fingerprint: str) -> ResourceId:
     """``resource/<kind>/sha256/<sha256(kind NUL node_id NUL estimate_fingerprint)>``."""
     if kind not in WORKSPACE_KINDS:
-        raise InvalidExecutionPlan(reason=f"unknown workspace kind `{kind}`")
+        raise InvalidExecutionPlan(  # rule: 04.8.3/workspace_base_id_needs_canonical_fingerprint
+            reason=f"unknown workspace kind `{kind}`"
+        )
     if not is_canonical_sha256(estimate_fingerprint):
-        raise InvalidExecutionPlan(reason="workspace estimate fingerprint is not a canonical sha256")
+        raise InvalidExecutionPlan(  # rule: 04.8.3/workspace_base_id_needs_canonical_fingerprint
+            reason="workspace estimate fingerprint is not a canonical sha256"
+        )
     material = f"{kind}\x00{node_id.value}\x00{estimate_fingerprint}".encode()
     return ResourceId(f"resource/{kind}/sha256/{hashlib.sha256(material).hexdigest()}")
 
@@ -86,7 +90,7 @@ class ProviderResourcePlan:
             or estimate.estimator_implementation_fingerprint != descriptor.resource_estimator_implementation_fingerprint
             or estimate.claimed_input_fingerprint != expected_input_fingerprint
         ):
-            raise InvalidExecutionPlan(
+            raise InvalidExecutionPlan(  # rule: 04.8.3/estimator_id_matches, 04.8.3/estimator_version_matches
                 reason=f"provider `{descriptor.provider_id}` estimate does not match its registration or input"
             )
         draft = cls(
@@ -110,27 +114,41 @@ class ProviderResourcePlan:
     def validate_fields(self) -> None:
         """Estimator identity, canonical fingerprints, alignment, and the three workspace slot rules."""
         if check_portable_string(self.estimator_id) is not None:
-            raise InvalidExecutionPlan(reason="provider resource plan has an invalid estimator id")
+            raise InvalidExecutionPlan(  # rule: 04.8.3/estimator_id_portable, 04.8.3/estimator_version_major_nonzero
+                reason="provider resource plan has an invalid estimator id"
+            )
         if self.estimator_version.major == 0:
-            raise InvalidExecutionPlan(reason="provider resource plan has a zero estimator major version")
+            raise InvalidExecutionPlan(  # rule: 04.8.3/estimator_version_major_nonzero
+                reason="provider resource plan has a zero estimator major version"
+            )
         if not is_canonical_sha256(self.estimator_implementation_fingerprint) or not is_canonical_sha256(
             self.estimator_input_fingerprint
         ):
-            raise InvalidExecutionPlan(reason="provider resource plan fingerprints must be canonical sha256")
+            raise InvalidExecutionPlan(  # rule: 04.8.3/fingerprints_canonical
+                reason="provider resource plan fingerprints must be canonical sha256"
+            )
         alignment = self.value_alignment_bytes
         if not fits_uint(alignment, 64) or not is_power_of_two(alignment):
-            raise InvalidExecutionPlan(reason="provider value alignment must be a non-zero power of two")
+            raise InvalidExecutionPlan(  # rule: 04.8.3/value_alignment_power_of_two
+                reason="provider value alignment must be a non-zero power of two"
+            )
         invocation, preserve = ProviderWorkspaceScope.INVOCATION, ProviderWorkspaceReusePolicy.PRESERVE
         scratch, binding, persistent = self.scratch, self.binding, self.persistent
         if scratch is not None and (scratch.scope is not invocation or scratch.reuse_policy is preserve):
-            raise InvalidExecutionPlan(reason="scratch workspace must be invocation-scoped and not preserved")
+            raise InvalidExecutionPlan(  # rule: 04.8.3/scratch_slot_rules
+                reason="scratch workspace must be invocation-scoped and not preserved"
+            )
         if binding is not None and (
             binding.scope is not invocation
             or binding.reuse_policy is not ProviderWorkspaceReusePolicy.OVERWRITE_BEFORE_READ
         ):
-            raise InvalidExecutionPlan(reason="binding workspace must be invocation-scoped and overwritten before read")
+            raise InvalidExecutionPlan(  # rule: 04.8.3/binding_slot_rules
+                reason="binding workspace must be invocation-scoped and overwritten before read"
+            )
         if persistent is not None and (persistent.scope is invocation or persistent.reuse_policy is not preserve):
-            raise InvalidExecutionPlan(reason="persistent workspace must outlive the invocation and be preserved")
+            raise InvalidExecutionPlan(  # rule: 04.8.3/persistent_slot_rules
+                reason="persistent workspace must outlive the invocation and be preserved"
+            )
         for requirement in (scratch, binding, persistent):
             if requirement is not None:
                 requirement.validate()
@@ -158,7 +176,9 @@ class ProviderResourcePlan:
         if not is_canonical_sha256(self.estimate_fingerprint) or (
             self.estimate_fingerprint != self.compute_estimate_fingerprint()
         ):
-            raise InvalidExecutionPlan(reason="provider resource plan estimate fingerprint does not match")
+            raise InvalidExecutionPlan(  # rule: 04.8.3/validate_shape_fingerprint
+                reason="provider resource plan estimate fingerprint does not match"
+            )
 
     def workspaces(self) -> tuple[tuple[str, ProviderWorkspaceRequirement], ...]:
         """Present workspaces as ``(kind, requirement)`` in scratch, binding, persistent order."""

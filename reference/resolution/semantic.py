@@ -33,7 +33,9 @@ def validate_program_bindings(node: ProgramNode, values: Sequence[ResolvedValueB
     ]
     actual = [(b.role, b.ordinal, b.value_id) for b in values]
     if actual != expected:
-        raise InvalidExecutionPlan(reason=f"node `{node.id}` bindings do not match its program operands")
+        raise InvalidExecutionPlan(  # rule: 04.9/step08_program_bindings_positional
+            reason=f"node `{node.id}` bindings do not match its program operands"
+        )
 
 
 def validate_semantic_binding(
@@ -47,14 +49,20 @@ def validate_semantic_binding(
     if reference is not None:
         weights = family.weight_schema if schema is None else schema
         if binding.usage is not BufferUsage.WEIGHTS or binding.access is not TensorAccess.READ:
-            raise InvalidExecutionPlan(reason=f"weight value `{value_id}` must be a read-only weights binding")
+            raise InvalidExecutionPlan(  # rule: 04.9/step08_weight_usage_and_access
+                reason=f"weight value `{value_id}` must be a read-only weights binding"
+            )
         if not binding.tensor.matches_program(reference.tensor):
-            raise InvalidExecutionPlan(reason=f"weight value `{value_id}` tensor differs from the program")
+            raise InvalidExecutionPlan(  # rule: 04.9/step08_weight_tensor_equals_program
+                reason=f"weight value `{value_id}` tensor differs from the program"
+            )
         components = {c.id: c for c in weights.physical_component_refs(reference.weight_id)}
         stored = binding.storage.components
         ids = [c.component_id for c in stored]
         if len(stored) != len(components) or set(ids) != set(components) or len(set(ids)) != len(ids):
-            raise InvalidExecutionPlan(reason=f"weight value `{value_id}` storage does not name its components")
+            raise InvalidExecutionPlan(  # rule: 04.9/step08_weight_storage_matches_components
+                reason=f"weight value `{value_id}` storage does not name its components"
+            )
         for component in stored:
             assert component.component_id is not None
             spec = components[component.component_id]
@@ -62,17 +70,25 @@ def validate_semantic_binding(
                 component.length_bytes != spec.physical_bytes()
                 or component.element_type is not spec.physical_element_type()
             ):
-                raise InvalidExecutionPlan(reason=f"weight value `{value_id}` component storage differs from schema")
+                raise InvalidExecutionPlan(  # rule: 04.9/step08_weight_binding_equals_schema
+                    reason=f"weight value `{value_id}` component storage differs from schema"
+                )
         if binding.weight != ResolvedWeightBinding.from_schema(weights, reference.weight_id):
-            raise InvalidExecutionPlan(reason=f"weight value `{value_id}` carries a different resolved weight layout")
+            raise InvalidExecutionPlan(  # rule: 04.9/step08_weight_binding_equals_schema
+                reason=f"weight value `{value_id}` carries a different resolved weight layout"
+            )
         return
     state = program.state_for_value(value_id)
     if state is not None:
         if binding.usage is not BufferUsage.STATE or not binding.tensor.matches_program(state.tensor):
-            raise InvalidExecutionPlan(reason=f"state value `{value_id}` must bind its state tensor with usage state")
+            raise InvalidExecutionPlan(  # rule: 04.9/step08_state_usage_and_tensor
+                reason=f"state value `{value_id}` must bind its state tensor with usage state"
+            )
         return
     if binding.usage is not BufferUsage.ACTIVATIONS:
-        raise InvalidExecutionPlan(reason=f"value `{value_id}` must use activations storage")
+        raise InvalidExecutionPlan(  # rule: 04.9/step08_other_values_activations
+            reason=f"value `{value_id}` must use activations storage"
+        )
 
 
 def node_weight_requirements(
@@ -87,11 +103,17 @@ def node_weight_requirements(
             continue
         reference = family.program.weight_for_value(binding.value_id)
         if reference is None:
-            raise InvalidExecutionPlan(reason=f"weights binding `{binding.value_id}` is not a program weight")
+            raise InvalidExecutionPlan(  # rule: 04.9/step09_weights_binding_not_program_weight
+                reason=f"weights binding `{binding.value_id}` is not a program weight"
+            )
         if binding.weight is None:
-            raise InvalidExecutionPlan(reason=f"weights binding `{binding.value_id}` has no resolved weight layout")
+            raise InvalidExecutionPlan(  # rule: 04.9/step09_weights_binding_not_program_weight
+                reason=f"weights binding `{binding.value_id}` has no resolved weight layout"
+            )
         if binding.weight.weight_id != reference.weight_id:
-            raise InvalidExecutionPlan(reason=f"weights binding `{binding.value_id}` resolves another logical weight")
+            raise InvalidExecutionPlan(  # rule: 04.9/step09_weights_binding_not_program_weight
+                reason=f"weights binding `{binding.value_id}` resolves another logical weight"
+            )
         formats = binding.weight.quantization_formats()
         if formats:
             weight_formats.add(binding.weight.schema_format_id)

@@ -24,7 +24,7 @@ __all__ = ["ResolvedStorageComponent", "ResolvedValueStorage", "ranges_overlap",
 
 def _u64(value: Any, name: str) -> int:
     if not fits_uint(value, 64):
-        raise InvalidExecutionPlan(reason=f"{name} {value!r} is not a u64")
+        raise InvalidExecutionPlan(reason=f"{name} {value!r} is not a u64")  # rule: 04.5.3/end_fits_u64
     return value
 
 
@@ -48,7 +48,9 @@ class ResolvedStorageComponent:
             or self.offset_bytes % size
             or self.length_bytes % size
         ):
-            raise InvalidExecutionPlan(reason="resolved storage component is empty, misaligned or overflows u64")
+            raise InvalidExecutionPlan(  # rule: 04.5.3/end_fits_u64
+                reason="resolved storage component is empty, misaligned or overflows u64"
+            )
 
     @property
     def end_bytes(self) -> int:
@@ -103,18 +105,24 @@ class ResolvedValueStorage:
         """The internal ``new``: non-empty; several components all carry ids; sorted; unique ids; no overlap."""
         items = list(components)
         if not items:
-            raise InvalidExecutionPlan(reason="resolved value storage is empty")
+            raise InvalidExecutionPlan(reason="resolved value storage is empty")  # rule: 04.5.4/storage_nonempty
         if len(items) > 1 and any(c.component_id is None for c in items):
-            raise InvalidExecutionPlan(reason="multi-component value storage requires physical component identities")
+            raise InvalidExecutionPlan(  # rule: 04.5.4/multi_component_needs_ids, 04.5.4/storage_nonempty
+                reason="multi-component value storage requires physical component identities"
+            )
         items.sort(key=ResolvedStorageComponent.sort_key)
         seen: set[WeightId] = set()
         for index, component in enumerate(items):
             if component.component_id is not None:
                 if component.component_id in seen:
-                    raise InvalidExecutionPlan(reason="resolved value storage has duplicate components")
+                    raise InvalidExecutionPlan(  # rule: 04.5.4/storage_nonempty, 04.5.4/duplicate_component_id_rejected
+                        reason="resolved value storage has duplicate components"
+                    )
                 seen.add(component.component_id)
             if any(previous.overlaps(component) for previous in items[:index]):
-                raise InvalidExecutionPlan(reason="resolved value storage components overlap in one resource")
+                raise InvalidExecutionPlan(  # rule: 04.5.4/overlap_in_resource_rejected
+                    reason="resolved value storage components overlap in one resource"
+                )
         object.__setattr__(self, "components", tuple(items))
 
     @classmethod
@@ -129,7 +137,9 @@ class ResolvedValueStorage:
         """Every component must name its weight component."""
         items = list(components)
         if any(c.component_id is None for c in items):
-            raise InvalidExecutionPlan(reason="composite value storage requires a physical component identity")
+            raise InvalidExecutionPlan(  # rule: 04.5.4/composite_needs_ids
+                reason="composite value storage requires a physical component identity"
+            )
         return cls(items)
 
     def resource_ids(self) -> frozenset[ResourceId]:
@@ -139,7 +149,7 @@ class ResolvedValueStorage:
         return tuple(sorted(self.resource_ids()))
 
     def total_physical_bytes(self) -> int:
-        return checked_sum(
+        return checked_sum(  # rule: 04.5.4/total_physical_bytes_checked
             (c.length_bytes for c in self.components),
             error=partial(invalid_plan, "resolved storage byte count overflows u64"),
         )

@@ -62,14 +62,18 @@ class ResolvedTensorSpec:
         dims = tuple(dimensions)
         for extent in dims:
             if not fits_uint(extent, 64):
-                raise InvalidExecutionPlan(reason=f"tensor dimension {extent!r} is not a u64")
+                raise InvalidExecutionPlan(  # rule: 04.5.2/dimension_nonzero, 04.5.2/zero_fill_padded_overflow
+                    reason=f"tensor dimension {extent!r} is not a u64"
+                )
         if not isinstance(element_type, ElementType):
             raise TypeError(f"element_type must be an ElementType, got {element_type!r}")
         if not isinstance(layout, ContiguousLayout | StridedLayout | BlockedLayout):
             raise TypeError(f"layout must be a ResolvedTensorLayout, got {layout!r}")
         failure = validate_resolved_tensor(dims, element_type, layout)
         if failure is not None:
-            raise InvalidExecutionPlan(reason=f"resolved tensor is invalid: {failure}")
+            raise InvalidExecutionPlan(  # rule: 04.5.2/dimension_nonzero, 04.5.2/strided_stride_count_and_nonzero
+                reason=f"resolved tensor is invalid: {failure}"
+            )
         object.__setattr__(self, "dimensions", dims)
         object.__setattr__(self, "element_type", element_type)
         object.__setattr__(self, "layout", layout)
@@ -94,13 +98,25 @@ class ResolvedTensorSpec:
         if isinstance(layout, StridedLayout):
             total = size
             for extent, stride in zip(self.dimensions, layout.byte_strides, strict=True):
-                total = checked_add(total, checked_mul(extent - 1, stride, error=overflow), error=overflow)
+                total = checked_add(  # rule: 04.5.2/zero_fill_padded_overflow
+                    total,
+                    checked_mul(extent - 1, stride, error=overflow),  # rule: 04.5.2/zero_fill_padded_overflow
+                    error=overflow,
+                )
             return total
         if isinstance(layout, BlockedLayout) and layout.padding.physical_dimensions is not None:
-            return checked_mul(
-                checked_product(layout.padding.physical_dimensions, error=overflow), size, error=overflow
+            return checked_mul(  # rule: 04.5.2/zero_fill_padded_overflow
+                checked_product(  # rule: 04.5.2/zero_fill_padded_overflow
+                    layout.padding.physical_dimensions, error=overflow
+                ),
+                size,
+                error=overflow,
             )
-        return checked_mul(checked_product(self.dimensions, error=overflow), size, error=overflow)
+        return checked_mul(  # rule: 04.5.2/zero_fill_padded_overflow
+            checked_product(self.dimensions, error=overflow),  # rule: 04.5.2/zero_fill_padded_overflow
+            size,
+            error=overflow,
+        )
 
     def layout_fingerprint(self) -> str:
         return tensor_layout_fingerprint(self.layout)

@@ -137,7 +137,7 @@ class ResolvedWeightBinding:
     def _validate_structure(self) -> None:
         failure = layout_budget_failure(self.physical_layout)
         if failure is not None:
-            raise self._invalid(f"layout: {failure}")
+            raise self._invalid(f"layout: {failure}")  # rule: 04.5.5/component_ids_match_layout
         referenced = physical_component_id_set(self.physical_layout)
         ids = [c.component_id for c in self.components]
         ascending = all(a < b for a, b in itertools.pairwise(ids))
@@ -148,12 +148,16 @@ class ResolvedWeightBinding:
             or set(ids) != set(referenced)
             or any(not c.physical_dimensions or 0 in c.physical_dimensions for c in self.components)
         ):
-            raise self._invalid("physical identity is invalid or non-canonical")
+            raise self._invalid(  # rule: 04.5.5/component_dimensions_nonzero
+                "physical identity is invalid or non-canonical"
+            )
         for component in self.components:
             try:
                 component.physical_bytes()
             except (InvalidExecutionPlan, ValueError) as exc:
-                raise self._invalid(f"component `{component.component_id}` has no byte size: {exc}") from None
+                raise self._invalid(  # rule: 04.5.5/component_byte_size_computable
+                    f"component `{component.component_id}` has no byte size: {exc}"
+                ) from None
 
     # ------------------------------------------------------------------ queries
 
@@ -182,14 +186,18 @@ class ResolvedWeightBinding:
         except (VNextError, ValueError) as exc:
             if isinstance(exc, InvalidExecutionPlan):
                 raise
-            raise self._invalid(f"does not describe the logical tensor: {exc}") from None
+            raise self._invalid(  # rule: 04.5.5/schema_major_nonzero, 04.5.5/components_nonempty
+                f"does not describe the logical tensor: {exc}"
+            ) from None
 
     @classmethod
     def from_schema(cls, schema: WeightSchema, weight_id: WeightId) -> ResolvedWeightBinding:
         """Copy one tensor of ``schema``: identity, layout, its components sorted by id; then re-validate."""
         tensor = schema.tensor(weight_id)
         if tensor is None:
-            raise InvalidExecutionPlan(reason=f"unknown logical weight `{weight_id}`")
+            raise InvalidExecutionPlan(  # rule: 04.5.5/schema_major_nonzero, 04.5.5/component_ids_match_layout
+                reason=f"unknown logical weight `{weight_id}`"
+            )
         components = sorted(
             (ResolvedWeightComponentLayout.of(c) for c in schema.physical_component_refs(weight_id)),
             key=lambda c: c.component_id,

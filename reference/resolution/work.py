@@ -51,13 +51,17 @@ class TokenSpanWork:
         """``full_input`` non-empty, ``start < end <= len(full_input)``; tokens are u32."""
         tokens = list(full_input)
         if not tokens:
-            raise InvalidExecutionPlan(reason="token span work needs a non-empty input")
+            raise InvalidExecutionPlan(  # rule: 04.6.1/token_span_empty_input, 04.6.1/token_span_range_out_of_bounds
+                reason="token span work needs a non-empty input"
+            )
         if not 0 <= start < end:
-            raise InvalidExecutionPlan(reason="token span work range is empty")
+            raise InvalidExecutionPlan(reason="token span work range is empty")  # rule: 04.6.1/token_span_empty_range
         if end > len(tokens):
-            raise InvalidExecutionPlan(reason="token span work range exceeds the input")
+            raise InvalidExecutionPlan(  # rule: 04.6.1/token_span_range_out_of_bounds, 04.6.1/token_span_empty_range
+                reason="token span work range exceeds the input"
+            )
         if not all(fits_uint(t, 32) for t in tokens):
-            raise InvalidExecutionPlan(reason="token ids must be u32")
+            raise InvalidExecutionPlan(reason="token ids must be u32")  # rule: 01.5/unsigned_rejects_out_of_range
         digest = hashlib.sha256(TOKEN_SPAN_WORK_DOMAIN)
         digest.update(struct.pack("<QQQ", len(tokens), start, end))
         digest.update(struct.pack(f"<{len(tokens)}I", *tokens))
@@ -101,13 +105,17 @@ class ResourceWorkShape:
         """At least one and at most ``u32::MAX`` spans; sums checked."""
         items = tuple(spans)
         if not items:
-            raise InvalidExecutionPlan(reason="resource work shape needs at least one token span")
+            raise InvalidExecutionPlan(  # rule: 04.6.2/work_shape_needs_spans
+                reason="resource work shape needs at least one token span"
+            )
         if len(items) > U32_MAX:
-            raise InvalidExecutionPlan(reason="resource work shape has too many token spans")
-        immediate = checked_sum(
+            raise InvalidExecutionPlan(  # rule: 04.6.2/work_shape_needs_spans
+                reason="resource work shape has too many token spans"
+            )
+        immediate = checked_sum(  # rule: 04.6.2/work_shape_token_sums_checked, 04.6.2/work_shape_needs_spans
             (s.immediate_tokens for s in items), error=partial(invalid_plan, "immediate token count overflows u64")
         )
-        fit = checked_sum(
+        fit = checked_sum(  # rule: 04.6.2/work_shape_token_sums_checked, 04.6.2/work_shape_needs_spans
             (s.full_input_tokens for s in items), error=partial(invalid_plan, "fit token count overflows u64")
         )
         material: JsonValue = {

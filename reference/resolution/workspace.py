@@ -29,8 +29,10 @@ _UNIT_SHAPE = WorkShape(1, 1, 1)
 def align_up(value: int, alignment: int) -> int:
     """``value`` rounded up to a non-zero power-of-two ``alignment`` (checked u64), else ``InvalidExecutionPlan``."""
     if not is_power_of_two(alignment):
-        raise invalid_plan(f"alignment {alignment} is not a non-zero power of two")
-    return checked_align_up(value, alignment, error=partial(invalid_plan, "aligned byte count overflows u64"))
+        raise invalid_plan(f"alignment {alignment} is not a non-zero power of two")  # rule: 05.7.2/align_up_checked
+    return checked_align_up(  # rule: 04.0/align_up_overflow
+        value, alignment, error=partial(invalid_plan, "aligned byte count overflows u64")
+    )
 
 
 class ProviderWorkspaceScope(OrderedEnum):
@@ -91,13 +93,21 @@ class ProviderWorkspaceRequirement:
         """The ``from_formula`` checks, in order."""
         self.size_formula.validate()
         if not fits_uint(self.alignment_bytes, 64):
-            raise InvalidExecutionPlan(reason=f"workspace alignment {self.alignment_bytes!r} is not a u64")
+            raise InvalidExecutionPlan(  # rule: 04.7.2/minimum_bytes_computable, 04.7.2/alignment_power_of_two
+                reason=f"workspace alignment {self.alignment_bytes!r} is not a u64"
+            )
         if not is_power_of_two(self.alignment_bytes):
-            raise InvalidExecutionPlan(reason="workspace alignment must be a non-zero power of two")
+            raise InvalidExecutionPlan(  # rule: 04.7.2/alignment_power_of_two
+                reason="workspace alignment must be a non-zero power of two"
+            )
         if self.scope is ProviderWorkspaceScope.PLAN and not self.size_formula.is_fixed:
-            raise InvalidExecutionPlan(reason="plan-scoped workspaces must have a fixed size")
+            raise InvalidExecutionPlan(  # rule: 04.7.2/plan_scope_fixed, 04.7.2/minimum_bytes_computable
+                reason="plan-scoped workspaces must have a fixed size"
+            )
         if self.scope is ProviderWorkspaceScope.SEQUENCE and not self.size_formula.valid_for_sequence_scope():
-            raise InvalidExecutionPlan(reason="sequence-scoped workspace formula depends on other sequences")
+            raise InvalidExecutionPlan(  # rule: 04.7.2/sequence_scope_formula
+                reason="sequence-scoped workspace formula depends on other sequences"
+            )
         self.minimum_bytes()
 
     def minimum_bytes(self) -> int:

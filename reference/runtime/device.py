@@ -86,7 +86,9 @@ class ReferenceDeviceRuntime:
     def __init__(self, descriptor: DeviceDescriptor) -> None:
         descriptor.validate()
         if descriptor.device_class is DeviceClass.ACCELERATOR:
-            raise InvalidExecutionPlan(reason=f"reference runtime cannot claim accelerator device `{descriptor.id}`")
+            raise InvalidExecutionPlan(  # rule: 03.13.3/refuses_overclaiming
+                reason=f"reference runtime cannot claim accelerator device `{descriptor.id}`"
+            )
         self._descriptor = descriptor
         self.runtime_id = next(_INSTANCES)
         self._serials = itertools.count(1)

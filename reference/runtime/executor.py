@@ -77,7 +77,7 @@ def _range(buffers: Mapping[ResourceId, ReferenceBuffer], binding: ResolvedValue
     for component in binding.storage.components:
         buffer = buffers.get(component.resource_id)
         if buffer is None:
-            raise InvalidExecutionPlan(
+            raise InvalidExecutionPlan(  # rule: 03.13.2/execute_runtime_failure
                 reason=f"value `{binding.value_id}` is bound to `{component.resource_id}`, which is not live"
             )
         ranges.append((buffer, component.offset_bytes, component.length_bytes))
@@ -126,7 +126,9 @@ class PlanExecutor:
             or device.runtime_implementation_fingerprint != payload.device_runtime_implementation_fingerprint
             or device.total_memory_bytes != self.memory.device_capacity_bytes
         ):
-            raise InvalidExecutionPlan(reason=f"device runtime `{device.id}` is not the plan's admission device")
+            raise InvalidExecutionPlan(  # rule: 03.13.2/preflight_descriptor
+                reason=f"device runtime `{device.id}` is not the plan's admission device"
+            )
 
     def _allocate(self, resource_id: ResourceId) -> ReferenceBuffer:
         permit = self.authority.permit_for(resource_id)
@@ -134,7 +136,9 @@ class PlanExecutor:
         buffer = self.runtime.allocate(permit)
         self.ledger.observe(self.runtime.live_buffers())
         if not self.runtime.buffer_descriptor(buffer).matches(expected):
-            raise InvalidExecutionPlan(reason=f"buffer for `{resource_id}` does not match its reservation")
+            raise InvalidExecutionPlan(  # rule: 03.13.2/request_equals_reservation
+                reason=f"buffer for `{resource_id}` does not match its reservation"
+            )
         self._buffers[resource_id] = buffer
         return buffer
 
@@ -152,7 +156,9 @@ class PlanExecutor:
         fence = self.runtime.submit(self._stream, DeviceCommandBatch.of(phase, commands, node))
         receipt = self.runtime.wait_fence(fence)
         if not receipt.terminal.succeeded:
-            raise InvalidExecutionPlan(reason=f"device batch failed: {receipt.terminal.error}")
+            raise InvalidExecutionPlan(  # rule: 03.13.2/execute_runtime_failure
+                reason=f"device batch failed: {receipt.terminal.error}"
+            )
 
     def _dynamic(self, lifetime: AllocationLifetime) -> list[ResourceId]:
         return [d.base_resource_id for d in self.memory.dynamic_descriptors if d.lifetime is lifetime]
@@ -199,7 +205,7 @@ class PlanExecutor:
                 self.weight_payloads[payload.component_id] = data
                 for resource_id, offset, length in placements[payload.component_id]:
                     if length != len(data):
-                        raise InvalidExecutionPlan(
+                        raise InvalidExecutionPlan(  # rule: 03.13.2/execute_runtime_failure
                             reason=f"weight component `{payload.component_id}` has {len(data)} B, placed in {length}",
                         )
                     buffer = self._buffers[resource_id]
@@ -276,7 +282,9 @@ class PlanExecutor:
             for binding in node.values:
                 if binding.value_id == value_id and (role is None or binding.role is role):
                     return binding
-        raise InvalidExecutionPlan(reason=f"program value `{value_id}` is not bound by any plan node")
+        raise InvalidExecutionPlan(  # rule: 03.13.2/execute_runtime_failure
+            reason=f"program value `{value_id}` is not bound by any plan node"
+        )
 
     def _input_uploads(self, inputs: Mapping[ProgramValueId, bytes]) -> list[DeviceCommand]:
         commands: list[DeviceCommand] = []
@@ -285,7 +293,7 @@ class PlanExecutor:
             binding = self._binding(value_id, ResolvedValueRole.INPUT)
             expected = sum(c.length_bytes for c in binding.storage.components)
             if data is None or len(data) != expected:
-                raise InvalidExecutionPlan(
+                raise InvalidExecutionPlan(  # rule: 03.13.2/execute_request_checked
                     reason=f"program input `{value_id}` needs {expected} bytes, got "
                     f"{None if data is None else len(data)}"
                 )
@@ -330,7 +338,7 @@ def execute_plan(
 ) -> ExecutionOutcome:
     """Initialize, run ``replays`` (>= 1) requests, tear down; outputs of the first replay."""
     if type(replays) is not int or replays < 1:
-        raise InvalidExecutionPlan(reason="execute needs at least one replay")
+        raise InvalidExecutionPlan(reason="execute needs at least one replay")  # rule: 03.13.2/execute_request_checked
     executor = PlanExecutor(runtime, plan, family, catalog, weight_source)
     executor.initialize()
     runs = [executor.run(inputs) for _ in range(replays)]

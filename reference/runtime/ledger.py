@@ -69,7 +69,9 @@ class LedgerReport:
             obj.u64("final_resident_bytes"),
         )
         if any(v > report.peak_bytes for v in by_usage.values()):
-            raise Serialization(context, f"{path}: a per-usage peak exceeds the total peak")
+            raise Serialization(  # rule: 03.13.2/execute_result_decode
+                context, f"{path}: a per-usage peak exceeds the total peak"
+            )
         return report
 
 

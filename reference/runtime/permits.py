@@ -66,7 +66,9 @@ class DeviceAllocationPermit:
     def into_request(self) -> BufferRequest:
         """The request to allocate; a permit is consumed by its first use."""
         if self._consumed:
-            raise InvalidExecutionPlan(reason=f"allocation permit for `{self._request.resource_id}` was already used")
+            raise InvalidExecutionPlan(  # rule: 03.13.2/second_permit_refused
+                reason=f"allocation permit for `{self._request.resource_id}` was already used"
+            )
         self._consumed = True
         return self._request
 
@@ -100,7 +102,9 @@ class PlanAllocationAuthority:
             return Reservation(request, True, 1)
         descriptor = self._dynamic.get(resource_id)
         if descriptor is None:
-            raise self._refuse(f"resource `{resource_id}` is outside the execution plan's memory plan")
+            raise self._refuse(  # rule: 03.13.2/request_equals_reservation
+                f"resource `{resource_id}` is outside the execution plan's memory plan"
+            )
         size = descriptor.evaluate_request_bytes(shape or descriptor.demand.minimum_shape())
         request = BufferRequest(
             descriptor.base_resource_id, size, descriptor.alignment_bytes, descriptor.usage, descriptor.element_type
@@ -112,22 +116,26 @@ class PlanAllocationAuthority:
         reservation = self.reservation(request.resource_id, shape)
         planned = reservation.request
         if request.size_bytes != planned.size_bytes:
-            raise self._refuse(
+            raise self._refuse(  # rule: 03.13.2/request_equals_reservation
                 f"request for `{request.resource_id}` asks {request.size_bytes} bytes, the plan reserves "
                 f"{planned.size_bytes}"
             )
         if request.alignment_bytes != planned.alignment_bytes:
-            raise self._refuse(
+            raise self._refuse(  # rule: 03.13.2/request_equals_reservation
                 f"request for `{request.resource_id}` is aligned to {request.alignment_bytes}, the plan reserves "
                 f"{planned.alignment_bytes}"
             )
         if request != planned:
-            raise self._refuse(f"request for `{request.resource_id}` differs from its reservation in usage or dtype")
+            raise self._refuse(  # rule: 03.13.2/request_equals_reservation
+                f"request for `{request.resource_id}` differs from its reservation in usage or dtype"
+            )
         live = self._live.get(request.resource_id, 0)
         if live >= reservation.maximum_instances:
-            raise self._refuse(f"resource `{request.resource_id}` already has {live} live instance(s)")
+            raise self._refuse(  # rule: 03.13.2/second_permit_refused
+                f"resource `{request.resource_id}` already has {live} live instance(s)"
+            )
         if self._granted_bytes + planned.size_bytes > self._memory.usable_capacity_bytes:
-            raise self._refuse(
+            raise self._refuse(  # rule: 03.13.2/second_permit_refused
                 f"granting `{request.resource_id}` would hold {self._granted_bytes + planned.size_bytes} bytes, over "
                 f"the usable capacity {self._memory.usable_capacity_bytes}"
             )
@@ -145,7 +153,9 @@ class PlanAllocationAuthority:
         """Return one live instance of ``request`` to the plan."""
         live = self._live.get(request.resource_id, 0)
         if live == 0:
-            raise InvalidExecutionPlan(reason=f"resource `{request.resource_id}` has no live instance to release")
+            raise InvalidExecutionPlan(  # rule: 03.13.2/request_equals_reservation
+                reason=f"resource `{request.resource_id}` has no live instance to release"
+            )
         if live == 1:
             del self._live[request.resource_id]
         else:

@@ -30,7 +30,9 @@ def _weight_bytes(binding: ResolvedValueBinding, payloads: Mapping[WeightId, byt
     parts = []
     for c in binding.storage.components:
         if c.component_id is None or c.component_id not in payloads:
-            raise InvalidExecutionPlan(reason=f"weight value `{binding.value_id}` has no materialized component")
+            raise InvalidExecutionPlan(  # rule: 03.13.2/execute_runtime_failure
+                reason=f"weight value `{binding.value_id}` has no materialized component"
+            )
         parts.append(payloads[c.component_id])
     return b"".join(parts)
 
@@ -56,7 +58,9 @@ def evaluate_program(
                 elif b.value_id in states:
                     values[b.value_id] = bytes(_length(b))
                 else:
-                    raise InvalidExecutionPlan(reason=f"value `{b.value_id}` is read before it is produced")
+                    raise InvalidExecutionPlan(  # rule: 03.13.2/execute_runtime_failure
+                        reason=f"value `{b.value_id}` is read before it is produced"
+                    )
             operands.append(OperandValue(b.tensor.element_type, b.access, values[b.value_id]))
         salt = operation_salt(oracle_operation_id(catalog, node.operation_id))
         results, updates = exact_elementwise(salt, operands, [(b.tensor.element_type, _length(b)) for b in outs])

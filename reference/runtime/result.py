@@ -48,12 +48,16 @@ class ExecuteResult:
         )
         outputs_raw = obj.raw("outputs")
         if not isinstance(outputs_raw, dict):
-            raise Serialization(context, f"{path}.outputs: expected a JSON object")
+            raise Serialization(  # rule: 03.13.2/execute_result_decode
+                context, f"{path}.outputs: expected a JSON object"
+            )
         outputs = {
             str(k): read_base64(v, context=context, path=f"{path}.outputs.{k}") for k, v in sorted(outputs_raw.items())
         }
         digests = obj.array("replay_digests")
         if not 1 <= len(digests) <= MAX_REPLAYS or not all(is_canonical_sha256(d) for d in digests):
-            raise Serialization(context, f"{path}.replay_digests: expected 1..={MAX_REPLAYS} sha256 hex strings")
+            raise Serialization(  # rule: 03.13.2/execute_result_decode
+                context, f"{path}.replay_digests: expected 1..={MAX_REPLAYS} sha256 hex strings"
+            )
         ledger = LedgerReport.from_wire(obj.raw("ledger"), context=context, path=obj.at("ledger"))
         return cls(outputs, ledger, tuple(digests))

@@ -44,7 +44,7 @@ _CODE: Final = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 def _u64(value: Any, name: str) -> int:
     if not fits_uint(value, 64):
-        raise InvalidExecutionPlan(reason=f"{name} must be a u64, got {value!r}")
+        raise InvalidExecutionPlan(reason=f"{name} must be a u64, got {value!r}")  # rule: 03.13.1/copy_region_overflow
     return value
 
 
@@ -53,12 +53,14 @@ def checked_range(offset: int, length: int, size: int, what: str) -> None:
     _u64(offset, f"{what} offset")
     _u64(length, f"{what} length")
     if length == 0:
-        raise InvalidExecutionPlan(reason=f"{what} range is empty")
+        raise InvalidExecutionPlan(reason=f"{what} range is empty")  # rule: 03.13.1/copy_region_length
     end = offset + length
     if end > U64_MAX:
-        raise InvalidExecutionPlan(reason=f"{what} range overflows u64")
+        raise InvalidExecutionPlan(reason=f"{what} range overflows u64")  # rule: 03.13.1/copy_region_overflow
     if end > size:
-        raise InvalidExecutionPlan(reason=f"{what} range [{offset}, {end}) exceeds {size} bytes")
+        raise InvalidExecutionPlan(  # rule: 03.13.1/copy_region_overflow
+            reason=f"{what} range [{offset}, {end}) exceeds {size} bytes"
+        )
 
 
 class StreamState(OrderedEnum):
@@ -152,16 +154,20 @@ class CopyRegion:
         dst = _u64(self.destination_offset_bytes, "copy destination offset")
         length = _u64(self.length_bytes, "copy length")
         if length == 0:
-            raise InvalidExecutionPlan(reason="copy region length must be non-zero")
+            raise InvalidExecutionPlan(reason="copy region length must be non-zero")  # rule: 03.13.1/copy_region_length
         if src + length > U64_MAX or dst + length > U64_MAX:
-            raise InvalidExecutionPlan(reason="copy region end overflows u64")
+            raise InvalidExecutionPlan(reason="copy region end overflows u64")  # rule: 03.13.1/copy_region_overflow
 
     def validate_bounds(self, source: BufferDescriptor, destination: BufferDescriptor) -> None:
         """Both windows fit their buffers."""
         if self.source_offset_bytes + self.length_bytes > source.size_bytes:
-            raise InvalidExecutionPlan(reason=f"copy source window exceeds buffer `{source.resource_id}`")
+            raise InvalidExecutionPlan(  # rule: 03.13.1/copy_region_bounds
+                reason=f"copy source window exceeds buffer `{source.resource_id}`"
+            )
         if self.destination_offset_bytes + self.length_bytes > destination.size_bytes:
-            raise InvalidExecutionPlan(reason=f"copy destination window exceeds buffer `{destination.resource_id}`")
+            raise InvalidExecutionPlan(  # rule: 03.13.1/copy_region_bounds
+                reason=f"copy destination window exceeds buffer `{destination.resource_id}`"
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,16 +180,20 @@ class HostTransferLayout:
     def __post_init__(self) -> None:
         count = _u64(self.element_count, "host transfer element count")
         if count == 0:
-            raise InvalidExecutionPlan(reason="host transfer layout element count must be non-zero")
+            raise InvalidExecutionPlan(  # rule: 03.13.1/host_layout_count
+                reason="host transfer layout element count must be non-zero"
+            )
         if count * self.element_type.size_bytes > U64_MAX:
-            raise InvalidExecutionPlan(reason="host transfer layout byte length overflows u64")
+            raise InvalidExecutionPlan(  # rule: 03.13.1/host_layout_overflow
+                reason="host transfer layout byte length overflows u64"
+            )
 
     def byte_len(self) -> int:
         return self.element_count * self.element_type.size_bytes
 
     def validate_bytes(self, length: int) -> None:
         if length != self.byte_len():
-            raise InvalidExecutionPlan(
+            raise InvalidExecutionPlan(  # rule: 03.13.1/host_layout_bytes
                 reason=f"host transfer has {length} bytes, its layout describes {self.byte_len()}"
             )
 
@@ -250,13 +260,21 @@ class DeviceErrorReport:
 
     def __post_init__(self) -> None:
         if not isinstance(self.code, str) or _CODE.fullmatch(self.code) is None:
-            raise InvalidExecutionPlan(reason="device error code must be 1-64 bytes of [A-Za-z0-9._-]")
+            raise InvalidExecutionPlan(  # rule: 03.13.1/error_report_code
+                reason="device error code must be 1-64 bytes of [A-Za-z0-9._-]"
+            )
         if not isinstance(self.message, str) or not rust_trim(self.message):
-            raise InvalidExecutionPlan(reason="device error message must not be blank")
+            raise InvalidExecutionPlan(  # rule: 03.13.1/error_report_message_blank
+                reason="device error message must not be blank"
+            )
         if len(self.message.encode("utf-8")) > MAX_ERROR_MESSAGE_BYTES:
-            raise InvalidExecutionPlan(reason=f"device error message exceeds {MAX_ERROR_MESSAGE_BYTES} bytes")
+            raise InvalidExecutionPlan(  # rule: 03.13.1/error_report_message_length
+                reason=f"device error message exceeds {MAX_ERROR_MESSAGE_BYTES} bytes"
+            )
         if any((ord(ch) < 0x20 and ch not in "\n\t") or ord(ch) == 0x7F for ch in self.message):
-            raise InvalidExecutionPlan(reason="device error message contains an ASCII control byte")
+            raise InvalidExecutionPlan(  # rule: 03.13.1/error_report_message_controls
+                reason="device error message contains an ASCII control byte"
+            )
 
     @classmethod
     def new(cls, code: str, message: str, retryable: bool) -> DeviceErrorReport:

@@ -99,21 +99,27 @@ class ScenarioDocument:
         obj = WireObject(raw, fields, type_name="ScenarioDocument", context=context)
         version = obj.u32("scenario_version")
         if version not in SCENARIO_VERSIONS:
-            raise Serialization(context, f"$.scenario_version: unsupported scenario version {version}")
+            raise Serialization(  # rule: 01.5/document_format_refused
+                context, f"$.scenario_version: unsupported scenario version {version}"
+            )
         family = WireObject(
             obj.raw("family"), _FAMILY_FIELDS, type_name="ScenarioFamily", context=context, path="$.family"
         )
         resolutions = obj.array("resolutions")
         for i, item in enumerate(resolutions):
             if not isinstance(item, dict):
-                raise Serialization(context, f"$.resolutions[{i}]: expected a JSON object")
+                raise Serialization(  # rule: 01.5/struct_wrong_json_type
+                    context, f"$.resolutions[{i}]: expected a JSON object"
+                )
         retention = [
             _string(item, context, f"$.completion_retention[{i}]")
             for i, item in enumerate(obj.array("completion_retention"))
         ]
         weights = obj.raw("weights")
         if weights is not None and not isinstance(weights, dict):
-            raise Serialization(context, "$.weights: expected null or a JSON object")
+            raise Serialization(  # rule: 01.5/struct_wrong_json_type
+                context, "$.weights: expected null or a JSON object"
+            )
         family_registry = None
         resolution_registries = None
         if registries:
@@ -122,7 +128,7 @@ class ScenarioDocument:
             )
             resolution_registries = obj.uints("resolution_registries", 32)
             if len(resolution_registries) != len(resolutions):
-                raise Serialization(
+                raise Serialization(  # rule: 01.5/document_format_refused
                     context,
                     f"$.resolution_registries: {len(resolution_registries)} entries for {len(resolutions)} resolutions",
                 )
@@ -179,11 +185,11 @@ class ScenarioDocument:
 
 def _object(raw: Any, context: str, path: str) -> Mapping[str, Any]:
     if not isinstance(raw, dict):
-        raise Serialization(context, f"{path}: expected a JSON object")
+        raise Serialization(context, f"{path}: expected a JSON object")  # rule: 01.5/struct_wrong_json_type
     return raw
 
 
 def _string(raw: Any, context: str, path: str) -> str:
     if not isinstance(raw, str):
-        raise Serialization(context, f"{path}: expected a string")
+        raise Serialization(context, f"{path}: expected a string")  # rule: 01.5/struct_wrong_json_type
     return raw

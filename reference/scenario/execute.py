@@ -58,7 +58,9 @@ def _inputs(built: ScenarioPlan, inputs: Mapping[str, bytes]) -> dict[ProgramVal
     declared = {v.value for v in built.family.program.inputs}
     unknown = sorted(set(inputs) - declared)
     if unknown:
-        raise InvalidExecutionPlan(reason=f"`{unknown[0]}` is not a program input")
+        raise InvalidExecutionPlan(  # rule: 03.13.2/execute_request_checked
+            reason=f"`{unknown[0]}` is not a program input"
+        )
     return {ProgramValueId(k): bytes(v) for k, v in inputs.items()}
 
 
@@ -70,7 +72,9 @@ def execute_scenario(
 ) -> ExecuteResult:
     """Build the plan, run ``replays`` (1..=64) requests with ``inputs``, return outputs, ledger and digests."""
     if type(replays) is not int or not 1 <= replays <= MAX_REPLAYS:
-        raise InvalidExecutionPlan(reason=f"execute runs 1..={MAX_REPLAYS} replays, got {replays!r}")
+        raise InvalidExecutionPlan(  # rule: 03.13.2/execute_request_checked
+            reason=f"execute runs 1..={MAX_REPLAYS} replays, got {replays!r}"
+        )
     built = scenario_plan(scenario)
     runtime = runtime_factory(built.catalog.device)
     outcome: ExecutionOutcome = execute_plan(

@@ -25,7 +25,9 @@ def scenario_family(scenario: ScenarioDocument) -> PreparedModelFamily:
     try:
         profile = NumericalProfileId(scenario.numerical_profile)
     except NumericalProfileIdError as exc:
-        raise Serialization(SCENARIO_CONTEXT, f"$.family.numerical_profile: {exc}") from None
+        raise Serialization(  # rule: 01.1.3/numerical_profile_id_decode_error
+            SCENARIO_CONTEXT, f"$.family.numerical_profile: {exc}"
+        ) from None
     return TypedFamilyRegistration(provider).prepare_with_profile(scenario.raw_config, profile)
 
 

@@ -44,7 +44,7 @@ def identity_component_sources(family: PreparedModelFamily, execution_schema: We
     mapping: dict[WeightId, tuple[WeightId, ...]] = {}
     for component in execution_schema.components:
         if component.id not in source_ids:
-            raise InvalidExecutionPlan(
+            raise InvalidExecutionPlan(  # rule: 05.10.3/identity_component_sources_default
                 reason=f"weight materializer must declare sources for derived component `{component.id}`"
             )
         mapping[component.id] = (component.id,)
@@ -59,7 +59,9 @@ def component_sources_to_wire(sources: ComponentSources) -> dict[str, Any]:
 def component_sources_from_wire(raw: Any, context: str, path: str) -> ComponentSources:
     """A JSON object of identity -> array of identities (any key order; sorted on decode)."""
     if not isinstance(raw, dict):
-        raise Serialization(context, f"{path}: component_sources must be a JSON object")
+        raise Serialization(  # rule: 01.5/struct_wrong_json_type
+            context, f"{path}: component_sources must be a JSON object"
+        )
     mapping: dict[WeightId, tuple[WeightId, ...]] = {}
     for key, values in raw.items():
         key_id = WeightId.from_wire(key, context=context)

@@ -86,10 +86,12 @@ class IdentityWeightMaterializer(WeightMaterializer):
     ) -> WeightComponentPayload:
         """Exactly one source component, equal to the execution component; returns the source payload."""
         if len(source_components) != 1:
-            raise InvalidExecutionPlan(reason="identity weight materializer requires exactly one source component")
+            raise InvalidExecutionPlan(  # rule: 05.10.3/identity_materialize
+                reason="identity weight materializer requires exactly one source component"
+            )
         (source_component,) = source_components
         if source_component != execution_component:
-            raise InvalidExecutionPlan(
+            raise InvalidExecutionPlan(  # rule: 05.10.3/identity_materialize
                 reason=f"identity weight materializer cannot transform component `{execution_component.id}`"
             )
         return source.component(source_component)

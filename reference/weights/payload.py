@@ -32,10 +32,14 @@ _AUTHORITY: Final = object()
 def as_byte_view(data: WeightBytes) -> memoryview:
     """A read-only, byte-addressed view of ``data`` sharing its memory (no copy)."""
     if isinstance(data, np.ndarray) and not data.flags.c_contiguous:
-        raise InvalidExecutionPlan(reason="weight bytes must be one contiguous host buffer")
+        raise InvalidExecutionPlan(  # rule: 05.10.6/weight_bytes_contiguous
+            reason="weight bytes must be one contiguous host buffer"
+        )
     view = memoryview(data)  # type: ignore[arg-type]
     if not view.c_contiguous:
-        raise InvalidExecutionPlan(reason="weight bytes must be one contiguous host buffer")
+        raise InvalidExecutionPlan(  # rule: 05.10.6/weight_bytes_contiguous
+            reason="weight bytes must be one contiguous host buffer"
+        )
     if view.format != "B" or view.ndim != 1:
         view = view.cast("B")
     return view.toreadonly()
@@ -108,7 +112,7 @@ class WeightComponentPayload:
             or view.nbytes != expected
         ):
             raise InvalidExecutionPlan(
-                reason=(
+                reason=(  # rule: 05.10.6/materialize_payload_fields
                     f"weight component `{component.id}` payload differs from its schema identity, "
                     "source, shape, type, or byte length"
                 )

@@ -191,13 +191,15 @@ class ExecutionWeightPlan:
             or not is_canonical_sha256(self._materializer_implementation_fingerprint)
             or self._materializer_version.major == 0
         ):
-            raise InvalidExecutionPlan(reason="execution weight plan provenance is invalid")
+            raise InvalidExecutionPlan(  # rule: 05.10.7/structure_provenance
+                reason="execution weight plan provenance is invalid"
+            )
         self._schema.validate(family_id.value if isinstance(family_id, ModelFamilyId) else family_id)
         execution_ids = {component.id for component in self._schema.components}
         if execution_ids != set(self._component_sources) or any(
             not ids or len(set(ids)) != len(ids) for ids in self._component_sources.values()
         ):
-            raise InvalidExecutionPlan(
+            raise InvalidExecutionPlan(  # rule: 05.10.7/structure_source_map_keys
                 reason="execution weight component source map is incomplete or contains duplicate sources"
             )
 
@@ -206,19 +208,21 @@ class ExecutionWeightPlan:
         self.validate_structure(family.family_id)
         source_schema = family.weight_schema
         if self._source_schema_fingerprint != source_schema.fingerprint():
-            raise InvalidExecutionPlan(reason="execution weight plan source schema differs from its prepared family")
+            raise InvalidExecutionPlan(  # rule: 05.10.7/family_source_fingerprint
+                reason="execution weight plan source schema differs from its prepared family"
+            )
         source_components = {component.id: component for component in source_schema.components}
         referenced: set[WeightId] = set()
         for execution_id, source_ids in self._component_sources.items():
             for source_id in source_ids:
                 if source_id not in source_components:
-                    raise InvalidExecutionPlan(
+                    raise InvalidExecutionPlan(  # rule: 05.10.7/family_source_fingerprint
                         reason=f"execution component `{execution_id}` references unknown source component `{source_id}`"
                     )
                 referenced.add(source_id)
         for component_id in sorted(source_components):
             if source_components[component_id].required and component_id not in referenced:
-                raise InvalidExecutionPlan(
+                raise InvalidExecutionPlan(  # rule: 05.10.7/family_source_fingerprint
                     reason=f"required source component `{component_id}` is not represented in the execution weight plan"
                 )
         source_tensors = {tensor.id: tensor for tensor in source_schema.tensors}
@@ -232,7 +236,7 @@ class ExecutionWeightPlan:
         ):
             raise InvalidExecutionPlan(
                 reason="execution weight schema changes the prepared family's logical tensor contract"
-            )
+            )  # rule: 05.10.7/family_source_fingerprint, 05.10.7/family_logical_tensors_unchanged
 
     def validate_against_materializer(
         self, family: PreparedModelFamily, descriptor: WeightMaterializerDescriptor
@@ -244,7 +248,9 @@ class ExecutionWeightPlan:
             or self._materializer_version != descriptor.version
             or self._materializer_implementation_fingerprint != descriptor.implementation_fingerprint
         ):
-            raise InvalidExecutionPlan(reason="execution weight plan differs from its trusted materializer descriptor")
+            raise InvalidExecutionPlan(  # rule: 05.10.7/materializer_provenance_equal
+                reason="execution weight plan differs from its trusted materializer descriptor"
+            )
 
     # ------------------------------------------------------------------ value semantics
 

@@ -42,7 +42,7 @@ class WeightMaterializerRegistry:
             raise InvalidExecutionPlan(
                 reason=(
                     f"weight materializer registry exceeds {MAX_NON_IDENTITY_WEIGHT_MATERIALIZERS} non-identity entries"
-                )
+                )  # rule: 03.11.6/registry_at_most_63, 05.10.4/registry_size_limit, 05.1/max_weight_materializers
             )
         identity = IdentityWeightMaterializer()
         entries: dict[WeightMaterializerId, WeightMaterializer] = {identity.descriptor().id: identity}
@@ -50,7 +50,9 @@ class WeightMaterializerRegistry:
             descriptor = materializer.descriptor()
             descriptor.validate_structure()
             if descriptor.id in entries:
-                raise InvalidExecutionPlan(reason=f"duplicate weight materializer `{descriptor.id}`")
+                raise InvalidExecutionPlan(  # rule: 05.10.4/registry_size_limit, 03.11.6/registry_duplicate_id
+                    reason=f"duplicate weight materializer `{descriptor.id}`"
+                )
             entries[descriptor.id] = materializer
         self._materializers = MappingProxyType(dict(sorted(entries.items())))
 
@@ -83,14 +85,16 @@ class WeightMaterializerRegistry:
         execution schema (normalized), component sources and ``ExecutionWeightPlan.from_materializer``."""
         materializer = self._materializers.get(materializer_id)
         if materializer is None:
-            raise InvalidExecutionPlan(reason=f"weight materializer `{materializer_id}` is not registered")
+            raise InvalidExecutionPlan(  # rule: 05.10.4/select_descriptor_equals_catalog, 05.10.4/select_catalog_lookup
+                reason=f"weight materializer `{materializer_id}` is not registered"
+            )
         descriptor = materializer.descriptor()
         if descriptor != catalog.weight_materializer(materializer_id):
-            raise InvalidExecutionPlan(
+            raise InvalidExecutionPlan(  # rule: 05.10.4/select_descriptor_equals_catalog, 05.10.4/select_catalog_lookup
                 reason=f"weight materializer `{materializer_id}` differs from its capability catalog descriptor"
             )
         if descriptor.fidelity is not WeightMaterializationFidelity.EXACT:
-            raise InvalidExecutionPlan(
+            raise InvalidExecutionPlan(  # rule: 05.10.4/select_exact_fidelity
                 reason=(
                     f"weight materializer `{materializer_id}` is approximate and requires explicit "
                     "numerical-quality approval"

@@ -27,7 +27,9 @@ def host_length(component: WeightComponentSpec) -> int:
     """``physical_bytes()`` as a host length; beyond the address space is ``InvalidExecutionPlan``."""
     length = component.physical_bytes()
     if length > sys.maxsize:
-        raise InvalidExecutionPlan(reason=f"weight component `{component.id}` exceeds the host address space")
+        raise InvalidExecutionPlan(  # rule: 03.13.2/execute_runtime_failure
+            reason=f"weight component `{component.id}` exceeds the host address space"
+        )
     return length
 
 
@@ -63,7 +65,9 @@ class InMemoryWeightSource:
     def component(self, component: WeightComponentSpec) -> WeightComponentPayload:
         buffer = self._buffers.get(component.id)
         if buffer is None:
-            raise InvalidExecutionPlan(reason=f"weight source has no component `{component.id}`")
+            raise InvalidExecutionPlan(  # rule: 05.10.6/materialize_source_in_family
+                reason=f"weight source has no component `{component.id}`"
+            )
         files = self._files.get(component.id, (self._default_file,) * len(component.external_names))
         return WeightComponentPayload.from_ordered_sources(
             component,

@@ -74,7 +74,7 @@ class TrustedExecutionWeightPlan:
 
     def _validate_runtime_authority(self) -> None:
         if self._materializer.descriptor() != self._descriptor:
-            raise InvalidExecutionPlan(
+            raise InvalidExecutionPlan(  # rule: 05.10.6/runtime_authority
                 reason=(
                     f"weight materializer `{self._descriptor.id}` runtime authority differs from its trusted descriptor"
                 )
@@ -84,7 +84,7 @@ class TrustedExecutionWeightPlan:
         """Runtime authority; the catalog's descriptor for the id exists and is equal; plan against materializer."""
         self._validate_runtime_authority()
         if catalog.weight_materializer(self._descriptor.id) != self._descriptor:
-            raise InvalidExecutionPlan(
+            raise InvalidExecutionPlan(  # rule: 05.10.6/validate_against_catalog
                 reason=f"weight materializer `{self._descriptor.id}` differs from its capability catalog descriptor"
             )
         self._plan.validate_against_materializer(family, self._descriptor)
@@ -98,7 +98,9 @@ class TrustedExecutionWeightPlan:
         """Materialize one group sharing an ordered source list, checking every payload (05 §10.6)."""
         self._validate_runtime_authority()
         if not execution_components:
-            raise InvalidExecutionPlan(reason="weight materializer received an empty execution component group")
+            raise InvalidExecutionPlan(  # rule: 05.10.6/materialize_group_lookup
+                reason="weight materializer received an empty execution component group"
+            )
         planned_by_id = {component.id: component for component in self._plan.schema().components}
         planned: list[WeightComponentSpec] = []
         for requested in execution_components:
@@ -106,31 +108,35 @@ class TrustedExecutionWeightPlan:
             if found is None:
                 raise InvalidExecutionPlan(
                     reason=f"execution component `{requested.id}` is absent from the trusted weight plan"
-                )
+                )  # rule: 05.10.6/materialize_payload_order_and_id, 05.10.6/materialize_payload_count
             if found != requested:
                 raise InvalidExecutionPlan(
                     reason=f"execution component `{requested.id}` differs from the trusted weight plan"
-                )
+                )  # rule: 05.10.6/materialize_payload_order_and_id, 05.10.6/materialize_payload_count
             planned.append(found)
         first = execution_components[0]
         sources = self._plan.component_sources()
         source_ids = sources.get(first.id)
         if source_ids is None:
-            raise InvalidExecutionPlan(reason=f"execution component `{first.id}` has no source mapping")
+            raise InvalidExecutionPlan(  # rule: 05.10.6/materialize_group_lookup
+                reason=f"execution component `{first.id}` has no source mapping"
+            )
         if any(sources.get(component.id) != source_ids for component in execution_components[1:]):
-            raise InvalidExecutionPlan(reason="grouped execution components do not share one ordered source mapping")
+            raise InvalidExecutionPlan(  # rule: 05.10.6/materialize_group_lookup
+                reason="grouped execution components do not share one ordered source mapping"
+            )
         family_components = {component.id: component for component in family.weight_schema.components}
         source_components: list[WeightComponentSpec] = []
         for source_id in source_ids:
             source_component = family_components.get(source_id)
             if source_component is None:
-                raise InvalidExecutionPlan(
+                raise InvalidExecutionPlan(  # rule: 05.10.6/materialize_group_lookup
                     reason=f"execution component `{first.id}` references unknown source component `{source_id}`"
                 )
             source_components.append(source_component)
         payloads = list(self._materializer.materialize_components(source, source_components, planned))
         if len(payloads) != len(planned):
-            raise InvalidExecutionPlan(
+            raise InvalidExecutionPlan(  # rule: 05.10.6/materialize_payload_order_and_id
                 reason=(
                     f"weight materializer `{self._descriptor.id}` returned {len(payloads)} payloads "
                     f"for {len(planned)} execution components"
@@ -145,7 +151,7 @@ class TrustedExecutionWeightPlan:
                 or payload.data.nbytes != component.physical_bytes()
             ):
                 raise InvalidExecutionPlan(
-                    reason=(
+                    reason=(  # rule: 05.10.6/materialize_payload_count, 05.10.6/materialize_payload_order_and_id
                         f"weight materializer `{self._descriptor.id}` returned invalid or reordered payload "
                         f"for execution component `{component.id}`"
                     )

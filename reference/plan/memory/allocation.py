@@ -37,7 +37,9 @@ class BufferRequest:
         check_uint(self.size_bytes, 64, "BufferRequest.size_bytes")
         check_uint(self.alignment_bytes, 64, "BufferRequest.alignment_bytes")
         if self.size_bytes == 0 or not is_power_of_two(self.alignment_bytes):
-            raise invalid_plan("buffer request size must be non-zero and alignment a power of two")
+            raise invalid_plan(  # rule: 03.13.1/buffer_request_size, 03.13.1/buffer_request_alignment
+                "buffer request size must be non-zero and alignment a power of two"
+            )
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -100,7 +102,9 @@ class ResourceAllocation:
         check_uint(per_instance_bytes, 64, "per_instance_bytes")
         check_uint(alignment_bytes, 64, "alignment_bytes")
         if per_instance_bytes == 0 or not is_power_of_two(alignment_bytes):
-            raise invalid_plan("static resource allocation size or alignment is invalid")
+            raise invalid_plan(  # rule: 05.7.6/allocation_new_rules
+                "static resource allocation size or alignment is invalid"
+            )
         stride = quantize_storage_bytes(per_instance_bytes, alignment_bytes, storage.profile)
         return cls(
             resource_id,

@@ -64,12 +64,18 @@ class _ValueResource:
 def check_planning_ceilings(inp: MemoryPlanInput) -> None:
     """I9 and the raw capacity gate: ``mas, mst >= 1``; ``0 < cap <= dev``; ``res < cap``."""
     if inp.maximum_active_sequences == 0:
-        raise invalid_plan("maximum active sequences must be non-zero")
+        raise invalid_plan(  # rule: 05.7.15/i9_scheduler_ceilings
+            "maximum active sequences must be non-zero"
+        )
     if inp.maximum_scheduled_tokens == 0:
-        raise invalid_plan("maximum scheduled tokens must be non-zero")
+        raise invalid_plan(  # rule: 05.7.15/i9_scheduler_ceilings
+            "maximum scheduled tokens must be non-zero"
+        )
     cap, res, dev = inp.policy_capacity_bytes, inp.reserve_bytes, inp.device_capacity_bytes
     if not (0 < cap <= dev and res < cap):
-        raise invalid_plan("policy memory capacity must be non-zero, within device memory, and above the reserve")
+        raise invalid_plan(  # rule: 05.7.15/i1_policy_capacity_within_device, 05.7.15/i2_reserve_below_capacity
+            "policy memory capacity must be non-zero, within device memory, and above the reserve"
+        )
 
 
 def _value_demand(value: MemoryValueInput, end: int, extent: int | None, length: int, mst: int) -> _Demand:
@@ -78,7 +84,9 @@ def _value_demand(value: MemoryValueInput, end: int, extent: int | None, length:
     state = value.state
     if state is None:
         if value.usage is not BufferUsage.ACTIVATIONS:
-            raise invalid_plan(f"value `{value.value_id.value}` is not an activation, weight or state")
+            raise invalid_plan(  # rule: 05.7.4/non_state_must_be_activation
+                f"value `{value.value_id.value}` is not an activation, weight or state"
+            )
         lifetime = (
             AllocationLifetime.REQUEST if value.is_program_input or value.is_program_output else AllocationLifetime.STEP
         )
@@ -86,7 +94,9 @@ def _value_demand(value: MemoryValueInput, end: int, extent: int | None, length:
             return _Demand("fixed", lifetime)
         bytes_per_token = length // extent
         if bytes_per_token == 0:
-            raise invalid_plan(f"token projection of `{value.value_id.value}` has zero bytes per token")
+            raise invalid_plan(  # rule: 05.7.4/token_scaled_zero_rejected
+                f"token projection of `{value.value_id.value}` has zero bytes per token"
+            )
         maximum = extent if lifetime is AllocationLifetime.REQUEST else mst
         return _Demand("tokens", lifetime, bytes_per_token, maximum)
     lifetime = AllocationLifetime.from_state(state.lifetime)
@@ -95,7 +105,9 @@ def _value_demand(value: MemoryValueInput, end: int, extent: int | None, length:
     if demand.bytes_per_token is None or demand.maximum_tokens is None:
         return _Demand("fixed", lifetime)
     if demand.bytes_per_token < end:
-        raise invalid_plan(f"token-scaled state `{state.id.value}` bytes per token is below its storage end")
+        raise invalid_plan(  # rule: 05.7.4/token_scaled_state_bytes_per_token_covers_end
+            f"token-scaled state `{state.id.value}` bytes per token is below its storage end"
+        )
     return _Demand("tokens", lifetime, demand.bytes_per_token, demand.maximum_tokens)
 
 
@@ -104,16 +116,24 @@ def _accumulate_values(nodes: tuple[MemoryNodeInput, ...], mst: int) -> dict[Res
     for node in nodes:
         alignment = node.value_alignment_bytes
         if alignment == 0:
-            raise invalid_plan(f"node `{node.node_id.value}` has a zero value alignment")
+            raise invalid_plan(  # rule: 05.7.4/component_offset_aligned
+                f"node `{node.node_id.value}` has a zero value alignment"
+            )
         for value in node.values:
             for component in value.components:
                 offset, length = component.offset_bytes, component.length_bytes
                 if offset % alignment != 0:
-                    raise invalid_plan(f"value `{value.value_id.value}` is not aligned to {alignment} bytes")
-                end = checked_add(offset, length, error=partial(invalid_plan, "value storage end overflows"))
+                    raise invalid_plan(  # rule: 05.7.4/component_offset_aligned
+                        f"value `{value.value_id.value}` is not aligned to {alignment} bytes"
+                    )
+                end = checked_add(  # rule: 05.7.4/token_projection_tiles_storage, 05.7.4/component_offset_aligned
+                    offset, length, error=partial(invalid_plan, "value storage end overflows")
+                )
                 extent = value.token_extent
                 if extent is not None and (extent == 0 or offset != 0 or length % extent != 0):
-                    raise invalid_plan(f"token projection of `{value.value_id.value}` does not tile its storage")
+                    raise invalid_plan(  # rule: 05.7.4/token_projection_tiles_storage
+                        f"token projection of `{value.value_id.value}` does not tile its storage"
+                    )
                 demand = _value_demand(value, end, extent, length, mst)
                 init = value.state.initialization if value.state is not None else StateInitialization.NONE
                 seen = resources.get(component.resource_id)
@@ -128,7 +148,7 @@ def _accumulate_values(nodes: tuple[MemoryNodeInput, ...], mst: int) -> dict[Res
                     demand,
                     init,
                 ):
-                    raise invalid_plan(
+                    raise invalid_plan(  # rule: 05.7.4/merge_conflict_rejected
                         f"resource `{component.resource_id.value}` has conflicting usage, dtype, lifetime or demand"
                     )
                 seen.end = max(seen.end, end)
@@ -140,7 +160,9 @@ def _accumulate_values(nodes: tuple[MemoryNodeInput, ...], mst: int) -> dict[Res
 def _profile(inp: MemoryPlanInput, resource: ResourceId) -> DynamicStorageProfile:
     profile = inp.selected_profiles.get(resource)
     if profile is None:
-        raise invalid_plan(f"dynamic resource `{resource.value}` has no selected storage profile")
+        raise invalid_plan(  # rule: 05.7.4/selected_profile_required
+            f"dynamic resource `{resource.value}` has no selected storage profile"
+        )
     return profile
 
 
@@ -152,19 +174,25 @@ def _workspace_rows(
     kind = AllocationKind.workspace(workspace.kind, node.node_id)
     if workspace.kind in ("scratch", "binding"):
         if workspace.scope != "invocation":
-            raise invalid_plan(f"{workspace.kind} workspace of `{node.node_id.value}` must have invocation scope")
+            raise invalid_plan(  # rule: 05.7.5/scratch_scope_invocation, 05.7.5/persistent_invocation_rejected
+                f"{workspace.kind} workspace of `{node.node_id.value}` must have invocation scope"
+            )
         usage = BufferUsage.SCRATCH if workspace.kind == "scratch" else BufferUsage.BINDING
         lifetime = AllocationLifetime.INVOCATION
     elif workspace.scope == "plan":
         demand = bind_runtime_limits(workspace.size_formula, mas, mst)
         if not isinstance(demand, FixedDemand):
-            raise invalid_plan(f"plan-scope persistent workspace of `{node.node_id.value}` must be fixed")
+            raise invalid_plan(  # rule: 05.7.5/persistent_plan_scope_not_fixed
+                f"plan-scope persistent workspace of `{node.node_id.value}` must be fixed"
+            )
         return ResourceAllocation.new(
             workspace.resource_id, demand.bytes, workspace.alignment_bytes, BufferUsage.PERSISTENT,
             ElementType.U8, kind, contract,
         )  # fmt: skip
     elif workspace.scope == "invocation":
-        raise invalid_plan(f"persistent workspace of `{node.node_id.value}` cannot have invocation scope")
+        raise invalid_plan(  # rule: 05.7.5/persistent_invocation_rejected
+            f"persistent workspace of `{node.node_id.value}` cannot have invocation scope"
+        )
     else:
         usage, lifetime = BufferUsage.PERSISTENT, AllocationLifetime(workspace.scope)
     return DynamicResourceDescriptor.new(

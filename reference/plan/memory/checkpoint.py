@@ -47,14 +47,20 @@ def derive_checkpoint_growth_ceilings(
     for resource in sorted(set(checkpoint_resources)):
         descriptor = by_id.get(resource)
         if descriptor is None:
-            raise invalid_plan("checkpoint state has no memory descriptor")
+            raise invalid_plan(  # rule: 05.7.12/checkpoint_resource_is_sequence_state_value
+                "checkpoint state has no memory descriptor"
+            )
         if not _is_sequence_state_value(descriptor):
-            raise invalid_plan("checkpoint growth requires certified Sequence state value storage")
+            raise invalid_plan(  # rule: 05.7.12/checkpoint_resource_is_sequence_state_value
+                "checkpoint growth requires certified Sequence state value storage"
+            )
         ceiling = checkpoint_pool_ceiling(policy, descriptor)
         if ceiling != 0:
             previous = ceilings.setdefault(descriptor.pool_id, ceiling)
             if previous != ceiling:
-                raise invalid_plan("checkpoint resources disagree on their physical pool quantum")
+                raise invalid_plan(  # rule: 05.7.12/growth_disagreement_rejected
+                    "checkpoint resources disagree on their physical pool quantum"
+                )
     return ceilings
 
 
@@ -65,6 +71,10 @@ def validate_checkpoint_pool_ceiling(
     if ceiling == 0:
         return
     if policy is None:
-        raise invalid_plan("checkpoint pool growth has no capacity policy")
+        raise invalid_plan(  # rule: 05.7.12/growth_needs_policy_on_decode
+            "checkpoint pool growth has no capacity policy"
+        )
     if not any(_is_sequence_state_value(d) and checkpoint_pool_ceiling(policy, d) == ceiling for d in members):
-        raise invalid_plan("checkpoint pool growth differs from its State allocation quantum or cap")
+        raise invalid_plan(  # rule: 05.9.5/checkpoint_growth_removed_or_cap_changed
+            "checkpoint pool growth differs from its State allocation quantum or cap"
+        )

@@ -72,7 +72,9 @@ class DynamicResourceShape:
         """Every dimension non-zero, else ``InvalidExecutionPlan``."""
         shape = cls(sequences, tokens, pages)
         if 0 in (sequences, tokens, pages):
-            raise invalid_plan("dynamic resource shape dimensions must be non-zero")
+            raise invalid_plan(  # rule: 05.7.7/dynamic_demand_validate
+                "dynamic resource shape dimensions must be non-zero"
+            )
         return shape
 
     @classmethod
@@ -135,7 +137,9 @@ class DynamicResourceDemand(ABC):
     def validate(self) -> None:
         """``InvalidExecutionPlan`` unless the demand is non-zero, bounded and overflow-free."""
         if not self.is_valid():
-            raise invalid_plan("dynamic resource formula is zero, overflowing, or non-canonical")
+            raise invalid_plan(  # rule: 05.7.7/dynamic_demand_validate
+                "dynamic resource formula is zero, overflowing, or non-canonical"
+            )
 
     def validated(self: D) -> D:
         self.validate()
@@ -149,7 +153,9 @@ class DynamicResourceDemand(ABC):
         self.validate()
         result = self._bytes_at(shape)
         if result == 0:
-            raise invalid_plan("dynamic resource request evaluates to zero bytes")
+            raise invalid_plan(  # rule: 05.7.7/dynamic_demand_validate
+                "dynamic resource request evaluates to zero bytes"
+            )
         return result
 
     @property
@@ -164,7 +170,9 @@ class DynamicResourceDemand(ABC):
         """Strict decode (unknown payload keys refused), then ``validate`` (failure -> ``Serialization``)."""
         demand = _decode_variant(raw, _DEMAND_VARIANTS, context=context, path=path)
         if not demand.is_valid():
-            raise Serialization(context, f"{path}: dynamic resource formula is zero, overflowing, or non-canonical")
+            raise Serialization(  # rule: 05.7.7/dynamic_demand_validate, 05.7.7/descriptor_decoder_reruns_new
+                context, f"{path}: dynamic resource formula is zero, overflowing, or non-canonical"
+            )
         return demand
 
 
@@ -218,8 +226,10 @@ class ActualSequencesDemand(DynamicResourceDemand):
 
     def _bytes_at(self, shape: DynamicResourceShape) -> int:
         if shape.sequences > self.maximum_sequences:
-            raise invalid_plan("actual invocation shape exceeds its bounded resource formula")
-        return checked_mul(
+            raise invalid_plan(  # rule: 04.7.1/bound_demand_overflow
+                "actual invocation shape exceeds its bounded resource formula"
+            )
+        return checked_mul(  # rule: 04.7.1/bound_demand_overflow
             self.bytes_per_sequence,
             shape.sequences,
             error=partial(invalid_plan, "sequence-scaled resource request overflows"),
@@ -254,8 +264,10 @@ class TokensDemand(DynamicResourceDemand):
 
     def _bytes_at(self, shape: DynamicResourceShape) -> int:
         if shape.tokens > self.maximum_tokens:
-            raise invalid_plan("actual invocation shape exceeds its bounded resource formula")
-        return checked_mul(
+            raise invalid_plan(  # rule: 04.7.1/bound_demand_overflow
+                "actual invocation shape exceeds its bounded resource formula"
+            )
+        return checked_mul(  # rule: 04.7.1/bound_demand_overflow
             self.bytes_per_token, shape.tokens, error=partial(invalid_plan, "token-scaled resource request overflows")
         )
 
@@ -305,17 +317,19 @@ class AffineDemand(DynamicResourceDemand):
 
     def _bytes_at(self, shape: DynamicResourceShape) -> int:
         if shape.sequences > self.maximum_sequences or shape.tokens > self.maximum_tokens:
-            raise invalid_plan("actual invocation shape exceeds its bounded resource formula")
-        sequences = checked_mul(
+            raise invalid_plan(  # rule: 04.7.1/bound_demand_overflow
+                "actual invocation shape exceeds its bounded resource formula"
+            )
+        sequences = checked_mul(  # rule: 04.7.1/bound_demand_overflow
             self.bytes_per_sequence,
             shape.sequences,
             error=partial(invalid_plan, "affine sequence resource request overflows"),
         )
-        tokens = checked_mul(
+        tokens = checked_mul(  # rule: 04.7.1/bound_demand_overflow
             self.bytes_per_token, shape.tokens, error=partial(invalid_plan, "affine token resource request overflows")
         )
         overflow = partial(invalid_plan, "affine resource request overflows")
-        return checked_sum((self.fixed_bytes, sequences, tokens), error=overflow)
+        return checked_sum((self.fixed_bytes, sequences, tokens), error=overflow)  # rule: 04.7.1/bound_demand_overflow
 
     def theoretical_maximum_shape(self) -> DynamicResourceShape:
         return DynamicResourceShape(self.maximum_sequences, self.maximum_tokens, 1)
@@ -344,8 +358,10 @@ class PagesDemand(DynamicResourceDemand):
 
     def _bytes_at(self, shape: DynamicResourceShape) -> int:
         if shape.pages > self.maximum_pages:
-            raise invalid_plan("actual invocation shape exceeds its bounded resource formula")
-        return checked_mul(
+            raise invalid_plan(  # rule: 04.7.1/bound_demand_overflow
+                "actual invocation shape exceeds its bounded resource formula"
+            )
+        return checked_mul(  # rule: 04.7.1/bound_demand_overflow
             self.bytes_per_page, shape.pages, error=partial(invalid_plan, "page-scaled resource request overflows")
         )
 
@@ -377,7 +393,7 @@ class BoundedShapeBucketsDemand(DynamicResourceDemand):
         for bucket in self.buckets:
             if bucket.covers(shape):
                 return bucket.bytes
-        raise invalid_plan("actual invocation shape exceeds workspace buckets")
+        raise invalid_plan("actual invocation shape exceeds workspace buckets")  # rule: 04.7.1/bound_demand_overflow
 
     def theoretical_maximum_shape(self) -> DynamicResourceShape:
         last = self.buckets[-1]
@@ -460,11 +476,15 @@ def bind_runtime_limits(
             for i, item in enumerate(items)
         )
         if not buckets_are_canonical(buckets):
-            raise invalid_plan("provider workspace formula is zero, overflowing, or non-canonical")
+            raise invalid_plan(  # rule: 04.7.1/bound_demand_overflow
+                "provider workspace formula is zero, overflowing, or non-canonical"
+            )
         return DynamicResourceDemand.bounded_shape_buckets(buckets)
     v = {name: obj.u64(name) for name in _FORMULA_FIELDS[tag]}
     if not _formula_is_valid(tag, v):
-        raise invalid_plan("provider workspace formula is zero, overflowing, or non-canonical")
+        raise invalid_plan(  # rule: 04.7.1/bound_demand_overflow
+            "provider workspace formula is zero, overflowing, or non-canonical"
+        )
     if tag == "fixed":
         return DynamicResourceDemand.fixed(v["bytes"])
     if tag == "actual_sequences":

@@ -60,7 +60,7 @@ class PoolCompatibilityKey:
             or not is_canonical_sha256(self.logical_layout_fingerprint)
             or not is_power_of_two(self.alignment_bytes)
         ):
-            raise invalid_plan("dynamic pool compatibility key is invalid")
+            raise invalid_plan("dynamic pool compatibility key is invalid")  # rule: 05.7.8/pool_key_wire_and_validation
 
     @classmethod
     def of(
@@ -156,18 +156,28 @@ class DynamicResourceDescriptor:
         check_uint(alignment_bytes, 64, "alignment_bytes")
         check_uint(theoretical_maximum_instances, 32, "theoretical_maximum_instances")
         if theoretical_maximum_instances == 0:
-            raise invalid_plan("maximum active sequences protocol ceiling must be non-zero")
+            raise invalid_plan(  # rule: 05.7.7/actual_sequences_bound_equals_instances, 05.7.7/alignment_power_of_two
+                "maximum active sequences protocol ceiling must be non-zero"
+            )
         if not is_power_of_two(alignment_bytes) or lifetime is AllocationLifetime.PLAN:
-            raise invalid_plan("dynamic resource descriptor has invalid alignment or static lifetime")
+            raise invalid_plan(  # rule: 05.7.7/lifetime_not_plan, 05.7.7/scratch_kind_consistency
+                "dynamic resource descriptor has invalid alignment or static lifetime"
+            )
         if not _kind_is_consistent(kind, lifetime, usage, element_type):
-            raise invalid_plan("dynamic resource kind, lifetime, usage, or element type is inconsistent")
+            raise invalid_plan(  # rule: 05.7.7/scratch_kind_consistency, 05.7.7/binding_kind_consistency
+                "dynamic resource kind, lifetime, usage, or element type is inconsistent"
+            )
         if initialization is StateInitialization.ZERO and not (
             kind.is_value and usage is BufferUsage.STATE and lifetime is AllocationLifetime.SEQUENCE
         ):
-            raise invalid_plan("zero initialization requires semantic Sequence state backing")
+            raise invalid_plan(  # rule: 05.7.7/zero_init_sequence_state_only
+                "zero initialization requires semantic Sequence state backing"
+            )
         demand.validate()
         if isinstance(demand, ActualSequencesDemand) and demand.maximum_sequences != theoretical_maximum_instances:
-            raise invalid_plan("actual-sequence demand and descriptor instance ceilings differ")
+            raise invalid_plan(  # rule: 05.7.7/actual_sequences_bound_equals_instances
+                "actual-sequence demand and descriptor instance ceilings differ"
+            )
         pool_id = PoolCompatibilityKey.of(storage, usage, element_type, alignment_bytes).pool_id()
         descriptor = cls(
             base_resource_id,
@@ -274,5 +284,7 @@ class DynamicResourceDescriptor:
             path=path,
         )
         if descriptor.pool_id != pool_id:
-            raise Serialization(context, f"{path}: dynamic resource pool id is not core-derived from compatibility")
+            raise Serialization(  # rule: 05.7.7/descriptor_decoder_reruns_new
+                context, f"{path}: dynamic resource pool id is not core-derived from compatibility"
+            )
         return descriptor

@@ -119,7 +119,9 @@ class AllocationKind:
         tag, content = read_tagged(raw, _UNIT_KINDS + _NODE_KINDS, context=context, path=path)
         if tag in _UNIT_KINDS:
             if content is not None:
-                raise Serialization(context, f"{path}: unit variant `{tag}` takes no content")
+                raise Serialization(  # rule: 01.5/enum_variant_shape
+                    context, f"{path}: unit variant `{tag}` takes no content"
+                )
             return cls(tag)
         obj = read_struct_variant(content, ("node_id",), variant=tag, context=context, path=path)
         return cls(tag, NodeId.from_wire(obj["node_id"], context=context))
@@ -130,4 +132,4 @@ def initialization_from_wire(raw: Any, *, context: str, path: str = "$") -> Stat
     for member in StateInitialization:
         if raw == member.value:
             return member
-    raise Serialization(context, f"{path}: unknown state initialization {raw!r}")
+    raise Serialization(context, f"{path}: unknown state initialization {raw!r}")  # rule: 01.5/enum_variant_shape

@@ -63,10 +63,14 @@ class NodeGraph:
         users: dict[ResourceId, list[int]] = {}
         for position, node in enumerate(self.nodes):
             if node.node_id in index:
-                raise invalid_plan(f"plan node `{node.node_id.value}` appears twice")
+                raise invalid_plan(  # rule: 05.5.2/dependencies_precede
+                    f"plan node `{node.node_id.value}` appears twice"
+                )
             for dependency in node.dependencies:
                 if index.get(dependency, position) >= position:
-                    raise invalid_plan(f"plan node `{node.node_id.value}` depends on a node that does not precede it")
+                    raise invalid_plan(  # rule: 05.5.2/dependencies_precede
+                        f"plan node `{node.node_id.value}` depends on a node that does not precede it"
+                    )
             index[node.node_id] = position
             for resource in set(node.resources):
                 users.setdefault(resource, []).append(position)
@@ -98,7 +102,9 @@ class NodeGraph:
         """Smallest and largest plan index whose ``resources`` contain ``resource``."""
         positions = self.users.get(resource)
         if not positions:
-            raise invalid_plan(f"step resource `{resource.value}` is not referenced by a plan node")
+            raise invalid_plan(  # rule: 05.7.9/step_member_user_span
+                f"step resource `{resource.value}` is not referenced by a plan node"
+            )
         return positions[0], positions[-1]
 
 
@@ -165,8 +171,10 @@ def _row_bytes(row: InvocationResourceLiveness, by_id: Mapping[ResourceId, Dynam
     for resource in row.resource_ids:
         descriptor = by_id.get(resource)
         if descriptor is None:
-            raise invalid_plan("pool liveness references an unknown descriptor")
-        total = checked_add(
+            raise invalid_plan(  # rule: 05.7.9/liveness_references_limit
+                "pool liveness references an unknown descriptor"
+            )
+        total = checked_add(  # rule: 05.7.9/liveness_references_limit
             total, descriptor.minimum_request_bytes, error=partial(invalid_plan, "pool invocation row bytes overflows")
         )
     return total
@@ -182,7 +190,9 @@ def _peak(
         return max(sizes, default=0)
     peak = 0
     for size in sizes:
-        peak = checked_add(peak, size, error=partial(invalid_plan, "pool concurrent invocation bytes overflows"))
+        peak = checked_add(  # rule: 05.7.9/liveness_references_limit
+            peak, size, error=partial(invalid_plan, "pool concurrent invocation bytes overflows")
+        )
     return peak
 
 
@@ -201,7 +211,9 @@ def derive_pool_invocation_liveness(
             covered.update(used)
             rows.append(InvocationResourceLiveness(node.node_id, tuple(used)))
     if covered != set(invocation):
-        raise invalid_plan("pool node liveness does not cover every invocation resource")
+        raise invalid_plan(  # rule: 05.7.9/liveness_references_limit
+            "pool node liveness does not cover every invocation resource"
+        )
     has_binding = any(d.kind.tag == "binding" for d in invocation.values())
     total_order = not has_binding and all(graph.precedes(a.node_id, b.node_id) for a, b in itertools.pairwise(rows))
     peak = _peak(total_order, rows, invocation)
@@ -222,10 +234,12 @@ def validate_pool_liveness_rows(
     """
     if not invocation_ids:
         if mode is not InvocationLivenessMode.NO_INVOCATION_RESOURCES or rows:
-            raise invalid_plan("pool without invocation resources carries liveness evidence")
+            raise invalid_plan(  # rule: 05.7.9/liveness_references_limit
+                "pool without invocation resources carries liveness evidence"
+            )
         return 0
     if mode is InvocationLivenessMode.NO_INVOCATION_RESOURCES or not rows:
-        raise invalid_plan("invocation pool has no liveness evidence")
+        raise invalid_plan("invocation pool has no liveness evidence")  # rule: 05.7.9/liveness_references_limit
     covered: set[ResourceId] = set()
     for previous, row in zip((None, *rows), rows, strict=False):
         ids = row.resource_ids
@@ -235,13 +249,19 @@ def validate_pool_liveness_rows(
             or any(a >= b for a, b in itertools.pairwise(ids))
             or not set(ids) <= invocation_ids
         ):
-            raise invalid_plan("pool invocation liveness rows are not canonical")
+            raise invalid_plan(  # rule: 05.7.9/liveness_references_limit
+                "pool invocation liveness rows are not canonical"
+            )
         covered.update(ids)
     if covered != invocation_ids:
-        raise invalid_plan("pool invocation liveness does not cover every invocation resource")
+        raise invalid_plan(  # rule: 05.7.9/liveness_references_limit
+            "pool invocation liveness does not cover every invocation resource"
+        )
     total_order = mode is InvocationLivenessMode.TOTAL_ORDER_REUSE
     if total_order and any(descriptors[r].kind.tag == "binding" for r in invocation_ids):
-        raise invalid_plan("a pool with binding workspaces cannot claim total-order reuse")
+        raise invalid_plan(  # rule: 05.7.9/liveness_references_limit
+            "a pool with binding workspaces cannot claim total-order reuse"
+        )
     return _peak(total_order, rows, descriptors)
 
 
@@ -263,6 +283,6 @@ def summarize_pool_invocation_liveness(
         for row in rows:
             per_node.setdefault(row.node_id, set()).update(row.resource_ids)
     if sum(len(ids) for ids in per_node.values()) > MAX_INVOCATION_LIVENESS_REFERENCES:
-        raise invalid_plan("invocation liveness references exceed 65536")
+        raise invalid_plan("invocation liveness references exceed 65536")  # rule: 05.7.9/liveness_references_limit
     summary = tuple(InvocationResourceLiveness(node, tuple(sorted(ids))) for node, ids in sorted(per_node.items()))
     return mode, summary

@@ -124,8 +124,10 @@ class MemoryPlan:
         statics = sorted(static_allocations, key=lambda a: a.resource_id)
         dynamics = sorted(dynamic_descriptors, key=lambda d: d.base_resource_id)
         if len(statics) + len(dynamics) > MAX_EXECUTION_PLAN_RESOURCE_ROWS:
-            raise invalid_plan(f"execution plan resource rows exceed {MAX_EXECUTION_PLAN_RESOURCE_ROWS}")
-        usable = checked_sub(
+            raise invalid_plan(  # rule: 05.1/resource_rows_limit
+                f"execution plan resource rows exceed {MAX_EXECUTION_PLAN_RESOURCE_ROWS}"
+            )
+        usable = checked_sub(  # rule: 05.7.11/dynamic_capacity_underflow
             policy_capacity_bytes,
             reserve_bytes,
             error=partial(invalid_plan, "usable capacity (reserve exceeds the policy capacity) underflows"),
@@ -134,16 +136,20 @@ class MemoryPlan:
         for resource in sorted(retained_resources):
             descriptor = by_id.get(resource)
             if descriptor is None:
-                raise invalid_plan(f"retained completion resource `{resource.value}` has no dynamic descriptor")
+                raise invalid_plan(  # rule: 05.7.10/retained_resource_readable
+                    f"retained completion resource `{resource.value}` has no dynamic descriptor"
+                )
             if descriptor.usage is not BufferUsage.ACTIVATIONS or descriptor.lifetime not in (
                 AllocationLifetime.STEP,
                 AllocationLifetime.REQUEST,
             ):
-                raise invalid_plan(f"retained completion resource `{resource.value}` is not a readable activation")
-        static_bytes = checked_sum(
+                raise invalid_plan(  # rule: 05.7.10/retained_resource_readable
+                    f"retained completion resource `{resource.value}` is not a readable activation"
+                )
+        static_bytes = checked_sum(  # rule: 05.7.11/checked_totals
             (a.size_bytes for a in statics), error=partial(invalid_plan, "static memory total overflows")
         )
-        dynamic_capacity = checked_sub(
+        dynamic_capacity = checked_sub(  # rule: 05.7.11/dynamic_capacity_underflow
             usable,
             static_bytes,
             error=partial(invalid_plan, "dynamic capacity (static memory exceeds usable capacity) underflows"),
@@ -166,20 +172,20 @@ class MemoryPlan:
         mode, liveness = summarize_pool_invocation_liveness(
             (pool.invocation_liveness_mode, pool.invocation_liveness) for pool in pools
         )
-        request = checked_sum(
+        request = checked_sum(  # rule: 05.7.11/minimum_runnable_fits
             (p.minimum_request_bytes for p in pools), error=partial(invalid_plan, "minimum request bytes overflows")
         )
-        sequence = checked_sum(
+        sequence = checked_sum(  # rule: 05.7.11/minimum_runnable_fits
             (p.minimum_sequence_bytes for p in pools), error=partial(invalid_plan, "minimum sequence bytes overflows")
         )
-        step = checked_sum(
+        step = checked_sum(  # rule: 05.7.11/minimum_runnable_fits
             (p.minimum_step_bytes for p in pools), error=partial(invalid_plan, "minimum step bytes overflows")
         )
-        invocation = checked_sum(
+        invocation = checked_sum(  # rule: 05.7.11/minimum_runnable_fits
             (p.minimum_invocation_peak_bytes for p in pools),
             error=partial(invalid_plan, "invocation pool minimum bytes overflows"),
         )
-        runnable = checked_sum(
+        runnable = checked_sum(  # rule: 05.7.11/minimum_runnable_fits, 05.7.15/i5_minimum_runnable_within_usable
             (request, sequence, step, invocation),
             error=partial(invalid_plan, "minimum runnable request bytes overflows"),
         )
@@ -189,24 +195,24 @@ class MemoryPlan:
                     p.theoretical_ceiling_bytes,
                     p.reusable_workspace_ceiling_bytes,
                     limit=U128_MAX,
-                    error=partial(invalid_plan, "pool overflows"),
+                    error=partial(invalid_plan, "pool overflows"),  # rule: 05.7.11/checked_totals
                 )
                 for p in pools
             ),
             limit=U128_MAX,
-            error=partial(invalid_plan, "dynamic theoretical total overflows"),
+            error=partial(invalid_plan, "dynamic theoretical total overflows"),  # rule: 05.7.11/checked_totals
         )
         ceiling = checked_add(
             static_bytes,
             dynamic_ceiling,
             limit=U128_MAX,
-            error=partial(invalid_plan, "plan theoretical ceiling overflows"),
+            error=partial(invalid_plan, "plan theoretical ceiling overflows"),  # rule: 05.7.11/checked_totals
         )
-        minimum_runnable = checked_add(
+        minimum_runnable = checked_add(  # rule: 05.7.11/minimum_runnable_fits
             static_bytes, runnable, error=partial(invalid_plan, "minimum runnable plan bytes overflows")
         )
         if minimum_runnable > usable:
-            raise invalid_plan(
+            raise invalid_plan(  # rule: 05.7.11/minimum_runnable_fits, 05.7.15/i5_minimum_runnable_within_usable
                 f"minimum runnable plan requires {minimum_runnable} bytes, exceeding usable capacity {usable}"
             )
         plan = cls(
@@ -249,15 +255,19 @@ class MemoryPlan:
     def validate(self) -> None:
         """Every §7.11 rule that can be checked without the plan nodes (``InvalidExecutionPlan``)."""
         if self.maximum_active_sequences == 0:
-            raise invalid_plan("maximum active sequences protocol ceiling must be non-zero")
+            raise invalid_plan(  # rule: 05.7.11/mas_at_least_one
+                "maximum active sequences protocol ceiling must be non-zero"
+            )
         if self.resource_row_count > MAX_EXECUTION_PLAN_RESOURCE_ROWS:
-            raise invalid_plan(f"execution plan resource rows exceed {MAX_EXECUTION_PLAN_RESOURCE_ROWS}")
+            raise invalid_plan(  # rule: 05.1/resource_rows_limit
+                f"execution plan resource rows exceed {MAX_EXECUTION_PLAN_RESOURCE_ROWS}"
+            )
         if not (
             _ascending([a.resource_id for a in self.static_allocations])
             and _ascending([d.base_resource_id for d in self.dynamic_descriptors])
             and _ascending([p.pool_id for p in self.dynamic_pools])
         ):
-            raise invalid_plan("memory plan resource rows are not canonical")
+            raise invalid_plan("memory plan resource rows are not canonical")  # rule: 05.7.11/rows_strictly_ascending
         if (
             self.device_capacity_bytes == 0
             or self.policy_capacity_bytes == 0
@@ -265,30 +275,34 @@ class MemoryPlan:
             or self.reserve_bytes >= self.policy_capacity_bytes
             or self.usable_capacity_bytes != self.policy_capacity_bytes - self.reserve_bytes
         ):
-            raise invalid_plan("memory plan capacity or reserve is invalid")
+            raise invalid_plan("memory plan capacity or reserve is invalid")  # rule: 05.7.11/capacities_consistent
         seen: set[ResourceId] = set()
         actual_static = 0
         for allocation in self.static_allocations:
             _check_static_row(allocation, seen)
-            actual_static = checked_add(
+            actual_static = checked_add(  # rule: 05.7.11/static_bytes_matches_rows
                 actual_static, allocation.size_bytes, error=partial(invalid_plan, "static allocation total overflows")
             )
         if actual_static != self.static_bytes:
-            raise invalid_plan("static byte total is not core-derived")
+            raise invalid_plan("static byte total is not core-derived")  # rule: 05.7.11/static_bytes_matches_rows
         by_id: dict[ResourceId, DynamicResourceDescriptor] = {}
         for descriptor in self.dynamic_descriptors:
             if descriptor.base_resource_id in seen:
-                raise invalid_plan(f"dynamic resource `{descriptor.base_resource_id.value}` is duplicated")
+                raise invalid_plan(  # rule: 05.7.11/dynamic_rows_valid
+                    f"dynamic resource `{descriptor.base_resource_id.value}` is duplicated"
+                )
             seen.add(descriptor.base_resource_id)
             if descriptor.theoretical_maximum_instances == 0 or descriptor.lifetime is AllocationLifetime.PLAN:
-                raise invalid_plan("dynamic descriptor has no instances or a plan-static lifetime")
+                raise invalid_plan(  # rule: 05.7.11/dynamic_rows_valid
+                    "dynamic descriptor has no instances or a plan-static lifetime"
+                )
             descriptor.demand.validate()
             by_id[descriptor.base_resource_id] = descriptor
         reusable_ceilings: dict[Any, int] = {}
         if self.reusable_execution is not None:
             self.reusable_execution.validate_local()
             reusable_ceilings = self.reusable_execution.pool_workspace_ceilings()
-        dynamic_capacity = checked_sub(
+        dynamic_capacity = checked_sub(  # rule: 05.7.11/stored_totals_derived
             self.usable_capacity_bytes, actual_static, error=partial(invalid_plan, "dynamic capacity underflows")
         )
         aggregates = validate_dynamic_pools(
@@ -298,8 +312,10 @@ class MemoryPlan:
             (pool.invocation_liveness_mode, pool.invocation_liveness) for pool in self.dynamic_pools
         )
         if mode is not self.invocation_liveness_mode or liveness != self.invocation_liveness:
-            raise invalid_plan("global invocation liveness is not derived from per-pool evidence")
-        minimum = checked_sum(
+            raise invalid_plan(  # rule: 05.7.11/liveness_summary_derived, 05.7.11/stored_totals_derived
+                "global invocation liveness is not derived from per-pool evidence"
+            )
+        minimum = checked_sum(  # rule: 05.7.11/stored_totals_derived, 05.7.11/minimum_runnable_within_usable
             (
                 aggregates.minimum_request_bytes,
                 aggregates.minimum_sequence_bytes,
@@ -319,7 +335,9 @@ class MemoryPlan:
             or theoretical != self.theoretical_ceiling_bytes
             or actual_static + minimum > min(self.usable_capacity_bytes, U64_MAX)
         ):
-            raise invalid_plan("dynamic minimum or theoretical ceiling is not core-derived")
+            raise invalid_plan(  # rule: 05.7.11/stored_totals_derived
+                "dynamic minimum or theoretical ceiling is not core-derived"
+            )
 
     # -- wire ----------------------------------------------------------------------
     def to_wire(self) -> dict[str, Any]:
@@ -384,7 +402,9 @@ class MemoryPlan:
         """``from_wire`` plus the canonical round trip: unknown, omitted-default or non-canonical data fails."""
         plan = cls.from_wire(raw, context=context, path=path)
         if canonical_bytes(plan.to_wire(), trusted=True) != canonical_bytes(raw, context=context):
-            raise Serialization(context, f"{path}: memory plan does not re-serialize to its input (non-canonical)")
+            raise Serialization(  # rule: 05.9.1/step5_round_trip_unknown_nested_key
+                context, f"{path}: memory plan does not re-serialize to its input (non-canonical)"
+            )
         return plan
 
 
@@ -416,7 +436,9 @@ def _check_static_row(allocation: ResourceAllocation, seen: set[ResourceId]) -> 
         or allocation.lifetime is not AllocationLifetime.PLAN
         or not kind_ok
     ):
-        raise invalid_plan(f"static resource `{allocation.resource_id.value}` is duplicate or invalid")
+        raise invalid_plan(  # rule: 05.7.11/static_row_ids_unique, 05.7.11/static_value_row_profile
+            f"static resource `{allocation.resource_id.value}` is duplicate or invalid"
+        )
     seen.add(allocation.resource_id)
 
 

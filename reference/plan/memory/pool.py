@@ -54,7 +54,9 @@ class CanonicalU128:
     def from_wire(raw: Any, *, context: str, path: str = "$") -> int:
         text = read_str(raw, context=context, path=path)
         if not (text.isascii() and text.isdigit()) or str(int(text)) != text or int(text) > U128_MAX:
-            raise Serialization(context, f"{path}: u128 evidence must be a canonical unsigned decimal string")
+            raise Serialization(  # rule: 05.7.8/canonical_u128
+                context, f"{path}: u128 evidence must be a canonical unsigned decimal string"
+            )
         return int(text)
 
 
@@ -91,7 +93,9 @@ class StepResourceSlot:
         """Sorted; at least two unique members."""
         ordered = tuple(sorted(resource_ids))
         if len(ordered) < 2 or len(set(ordered)) != len(ordered):
-            raise invalid_plan("ordered single-fence step slot requires at least two unique resources")
+            raise invalid_plan(  # rule: 05.7.8/slots_ascending_members_unique
+                "ordered single-fence step slot requires at least two unique resources"
+            )
         return cls(StepResourceSlotKind.ORDERED_SINGLE_FENCE_STEP_WAVE, ordered)
 
     def validate(self) -> None:
@@ -99,7 +103,9 @@ class StepResourceSlot:
         count = len(self.resource_ids)
         wrong_count = count != 1 if self.kind is StepResourceSlotKind.DEDICATED else count < 2
         if count == 0 or not _strictly_ascending(self.resource_ids) or wrong_count:
-            raise invalid_plan("step resource slot kind or members are invalid")
+            raise invalid_plan(  # rule: 05.7.8/slots_ascending_members_unique
+                "step resource slot kind or members are invalid"
+            )
 
     def to_wire(self) -> dict[str, Any]:
         return {"kind": self.kind.to_wire(), "resource_ids": [r.value for r in self.resource_ids]}
@@ -160,7 +166,7 @@ class DynamicPoolProvisioningPolicy:
 
     def validate(self) -> None:
         if self.minimum_resident_bytes == 0 or self.maximum_resident_bytes < self.minimum_resident_bytes:
-            raise invalid_plan("dynamic pool provisioning bounds are invalid")
+            raise invalid_plan("dynamic pool provisioning bounds are invalid")  # rule: 05.7.8/provisioning_bounds
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -263,7 +269,9 @@ class DynamicBackingPoolSpec:
         )
         maximum_resident = min(combined, dynamic_capacity_bytes)
         if maximum_resident > U64_MAX:
-            raise invalid_plan("dynamic pool resident ceiling exceeds u64")
+            raise invalid_plan(  # rule: 05.7.8/maximum_resident_within_ceiling
+                "dynamic pool resident ceiling exceeds u64"
+            )
         spec = cls(
             compatibility.pool_id(),
             compatibility,
@@ -310,16 +318,22 @@ class DynamicBackingPoolSpec:
             or not _strictly_ascending(slot_keys)
             or len(set(members)) != len(members)
         ):
-            raise invalid_plan("dynamic backing pool identity, membership, or bounds are invalid")
+            raise invalid_plan(  # rule: 05.7.8/pool_id_derived, 05.7.8/pool_members_ascending
+                "dynamic backing pool identity, membership, or bounds are invalid"
+            )
         if self.invocation_liveness_mode is InvocationLivenessMode.NO_INVOCATION_RESOURCES:
             if self.minimum_invocation_peak_bytes != 0 or self.invocation_liveness:
-                raise invalid_plan("non-invocation pool carries invocation liveness evidence")
+                raise invalid_plan(  # rule: 05.7.8/liveness_mode_consistent
+                    "non-invocation pool carries invocation liveness evidence"
+                )
         elif (
             self.minimum_invocation_peak_bytes == 0
             or not self.invocation_liveness
             or not _strictly_ascending(tuple(row.node_id for row in self.invocation_liveness))
         ):
-            raise invalid_plan("invocation pool liveness evidence is empty or non-canonical")
+            raise invalid_plan(  # rule: 05.7.8/liveness_mode_consistent
+                "invocation pool liveness evidence is empty or non-canonical"
+            )
 
     def to_wire(self) -> dict[str, Any]:
         """Field order of §7.8; ``checkpoint_growth_ceiling_bytes`` omitted when 0."""
@@ -387,10 +401,14 @@ class DynamicBackingPoolSpec:
 def pool_minimum_resident(request: int, sequence: int, step: int, invocation: int) -> int:
     """``request + sequence + step + invocation_peak`` (checked u64)."""
     overflow = partial(invalid_plan, "dynamic pool runnable minimum overflows")
-    return checked_sum((request, sequence, step, invocation), error=overflow)
+    return checked_sum(  # rule: 05.7.8/maximum_resident_within_ceiling, 05.7.8/minimum_resident_is_sum
+        (request, sequence, step, invocation), error=overflow
+    )
 
 
 def pool_combined_ceiling(theoretical: int, reusable: int, growth: int) -> int:
     """``theoretical + reusable + growth`` (checked u128)."""
     overflow = partial(invalid_plan, "dynamic pool combined ceiling overflows")
-    return checked_sum((theoretical, reusable, growth), limit=U128_MAX, error=overflow)
+    return checked_sum(  # rule: 05.7.8/maximum_resident_within_ceiling
+        (theoretical, reusable, growth), limit=U128_MAX, error=overflow
+    )

@@ -48,12 +48,14 @@ def group_descriptors(
         key = descriptor.compatibility
         pool_id = key.pool_id()
         if descriptor.pool_id != pool_id:
-            raise invalid_plan(
+            raise invalid_plan(  # rule: 05.7.8/pool_id_derived
                 f"dynamic resource `{descriptor.base_resource_id.value}` has a non-derived backing pool id"
             )
         entry = groups.setdefault(pool_id, (key, []))
         if entry[0] != key:
-            raise invalid_plan("dynamic backing pool hash collision has incompatible contracts")
+            raise invalid_plan(  # rule: 05.7.8/pool_id_derived
+                "dynamic backing pool hash collision has incompatible contracts"
+            )
         entry[1].append(descriptor)
     for _, members in groups.values():
         members.sort(key=lambda d: d.base_resource_id)
@@ -65,7 +67,7 @@ def minimum_for_lifetime(members: Sequence[DynamicResourceDescriptor], lifetime:
     total = 0
     for descriptor in members:
         if descriptor.lifetime is lifetime:
-            total = checked_add(
+            total = checked_add(  # rule: 05.7.11/checked_totals
                 total,
                 descriptor.minimum_request_bytes,
                 error=partial(invalid_plan, f"pool {lifetime.value} minimum overflows"),
@@ -81,9 +83,13 @@ def step_slot_bytes(slots: Sequence[StepResourceSlot], by_id: Mapping[ResourceId
         for resource in slot.resource_ids:
             descriptor = by_id.get(resource)
             if descriptor is None:
-                raise invalid_plan("step slot references a missing dynamic descriptor")
+                raise invalid_plan(  # rule: 05.7.8/slots_ascending_members_unique
+                    "step slot references a missing dynamic descriptor"
+                )
             largest = max(largest, descriptor.minimum_request_bytes)
-        total = checked_add(total, largest, error=partial(invalid_plan, "pool step minimum overflows"))
+        total = checked_add(  # rule: 05.7.11/checked_totals
+            total, largest, error=partial(invalid_plan, "pool step minimum overflows")
+        )
     return total
 
 
@@ -94,7 +100,7 @@ def _theoretical(members: Sequence[DynamicResourceDescriptor]) -> int:
             total,
             descriptor.theoretical_maximum_resident_bytes,
             limit=U128_MAX,
-            error=partial(invalid_plan, "pool theoretical ceiling overflows"),
+            error=partial(invalid_plan, "pool theoretical ceiling overflows"),  # rule: 05.7.11/checked_totals
         )
     return total
 
@@ -113,7 +119,9 @@ def derive_dynamic_pools(
     growth = dict(growth_ceilings or {})
     groups = group_descriptors(descriptors)
     if any(pool_id not in groups for pool_id in (*reusable, *growth)):
-        raise invalid_plan("a reusable or checkpoint ceiling references an unknown dynamic pool")
+        raise invalid_plan(  # rule: 05.7.14/pool_reusable_ceilings
+            "a reusable or checkpoint ceiling references an unknown dynamic pool"
+        )
     pools = []
     for pool_id, (key, members) in groups.items():
         by_id = {d.base_resource_id: d for d in members}
@@ -161,29 +169,41 @@ def validate_dynamic_pools(
     """Pools must be exactly the ones the descriptors imply (everything but node-order evidence)."""
     groups = group_descriptors(list(descriptors.values()))
     if len(pools) != len(groups):
-        raise invalid_plan("dynamic backing pool count is not derived from descriptors")
+        raise invalid_plan(  # rule: 05.7.11/pools_derived_from_descriptors
+            "dynamic backing pool count is not derived from descriptors"
+        )
     if any(pool_id not in groups for pool_id in reusable_ceilings):
-        raise invalid_plan("reusable workspace ceiling references an unknown dynamic pool")
+        raise invalid_plan(  # rule: 05.7.14/pool_reusable_ceilings
+            "reusable workspace ceiling references an unknown dynamic pool"
+        )
     sums = [0, 0, 0, 0]
     theoretical_total = 0
     reusable_total = 0
     for pool in pools:
         pool.validate_local()
         if pool.pool_id not in groups:
-            raise invalid_plan("dynamic backing pool has no descriptor members")
+            raise invalid_plan(  # rule: 05.7.8/pool_members_ascending
+                "dynamic backing pool has no descriptor members"
+            )
         key, members = groups[pool.pool_id]
         if pool.compatibility != key or pool.resource_ids != tuple(d.base_resource_id for d in members):
-            raise invalid_plan("dynamic backing pool compatibility or membership is not core-derived")
+            raise invalid_plan(  # rule: 05.7.11/pools_derived_from_descriptors
+                "dynamic backing pool compatibility or membership is not core-derived"
+            )
         by_id = {d.base_resource_id: d for d in members}
         expected_step = {d.base_resource_id for d in members if d.lifetime is AllocationLifetime.STEP}
         actual_step = {r for slot in pool.step_resource_slots for r in slot.resource_ids}
         if actual_step != expected_step:
-            raise invalid_plan("step resource slots do not cover exactly the pool's Step descriptors")
+            raise invalid_plan(  # rule: 05.7.8/slots_ascending_members_unique
+                "step resource slots do not cover exactly the pool's Step descriptors"
+            )
         for slot in pool.step_resource_slots:
             if slot.kind is StepResourceSlotKind.ORDERED_SINGLE_FENCE_STEP_WAVE and not all(
                 is_reusable_step_activation(by_id[r]) for r in slot.resource_ids
             ):
-                raise invalid_plan("shared Step slot contains a non-transient activation resource")
+                raise invalid_plan(  # rule: 05.7.9/shared_slot_only_reusable
+                    "shared Step slot contains a non-transient activation resource"
+                )
         invocation_ids = frozenset(d.base_resource_id for d in members if d.lifetime is AllocationLifetime.INVOCATION)
         peak = validate_pool_liveness_rows(
             pool.invocation_liveness_mode, pool.invocation_liveness, invocation_ids, by_id
@@ -194,7 +214,7 @@ def validate_dynamic_pools(
         combined = pool_combined_ceiling(theoretical, reusable, pool.checkpoint_growth_ceiling_bytes)
         maximum_resident = min(combined, dynamic_capacity_bytes)
         if maximum_resident > U64_MAX:
-            raise invalid_plan("pool resident ceiling exceeds u64")
+            raise invalid_plan("pool resident ceiling exceeds u64")  # rule: 05.7.8/maximum_resident_within_ceiling
         expected = (
             minimum_for_lifetime(members, AllocationLifetime.REQUEST),
             minimum_for_lifetime(members, AllocationLifetime.SEQUENCE),
@@ -214,18 +234,20 @@ def validate_dynamic_pools(
             pool.provisioning.maximum_resident_bytes,
         )
         if actual != expected:
-            raise invalid_plan("dynamic backing pool bounds or liveness are not core-derived")
+            raise invalid_plan(  # rule: 05.7.11/pools_derived_from_descriptors
+                "dynamic backing pool bounds or liveness are not core-derived"
+            )
         for index in range(4):
-            sums[index] = checked_add(
+            sums[index] = checked_add(  # rule: 05.7.11/checked_totals
                 sums[index], expected[index], error=partial(invalid_plan, "plan dynamic minimum overflows")
             )
-        theoretical_total = checked_add(
+        theoretical_total = checked_add(  # rule: 05.7.11/checked_totals
             theoretical_total,
             theoretical,
             limit=U128_MAX,
             error=partial(invalid_plan, "dynamic theoretical total overflows"),
         )
-        reusable_total = checked_add(
+        reusable_total = checked_add(  # rule: 05.7.11/checked_totals
             reusable_total, reusable, limit=U128_MAX, error=partial(invalid_plan, "reusable workspace total overflows")
         )
     return PoolAggregates(sums[0], sums[1], sums[2], sums[3], theoretical_total, reusable_total)

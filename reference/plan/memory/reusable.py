@@ -57,10 +57,12 @@ class ReusablePoolWorkspaceBudget:
 
     def validate(self) -> None:
         if self.total_bytes() == 0:
-            raise invalid_plan("reusable pool workspace budget is empty")
+            raise invalid_plan(  # rule: 05.7.14/reusable_memory_plan_checked
+                "reusable pool workspace budget is empty"
+            )
 
     def total_bytes(self) -> int:
-        return checked_add(
+        return checked_add(  # rule: 05.7.14/reusable_memory_plan_checked
             self.step_bytes,
             self.invocation_bytes,
             error=partial(invalid_plan, "reusable pool workspace budget overflows"),
@@ -97,7 +99,9 @@ class ResolvedReusableExecutionBucket:
         self.bucket.validate()
         ids = [budget.pool_id for budget in self.pool_budgets]
         if any(a >= b for a, b in itertools.pairwise(ids)):
-            raise invalid_plan("resolved reusable bucket pool budgets are duplicate or non-canonical")
+            raise invalid_plan(  # rule: 05.7.14/reusable_memory_plan_checked, 05.7.14/bucket_pool_budgets
+                "resolved reusable bucket pool budgets are duplicate or non-canonical"
+            )
         for budget in self.pool_budgets:
             budget.validate()
 
@@ -140,11 +144,15 @@ class ReusableExecutionMemoryPlan:
             or self.maximum_device_executables == 0
             or not 1 <= len(self.buckets) <= MAX_REUSABLE_EXECUTION_BUCKETS
         ):
-            raise invalid_plan("reusable execution memory plan has an invalid lane, executable, or bucket count")
+            raise invalid_plan(  # rule: 05.7.14/reusable_memory_plan_checked, 05.7.14/maximum_device_executables
+                "reusable execution memory plan has an invalid lane, executable, or bucket count"
+            )
         for bucket in self.buckets:
             bucket.validate()
         if tuple(self.policy().buckets) != tuple(b.bucket for b in self.buckets):
-            raise invalid_plan("reusable execution memory buckets are non-canonical")
+            raise invalid_plan(  # rule: 05.7.14/reusable_memory_plan_checked
+                "reusable execution memory buckets are non-canonical"
+            )
 
     def policy(self) -> ReusableExecutionPolicy:
         """The policy these buckets canonically came from."""
@@ -160,8 +168,8 @@ class ReusableExecutionMemoryPlan:
                     budget.total_bytes(),
                     self.maximum_reusable_lanes,
                     error=partial(invalid_plan, "reusable lane workspace budget overflows"),
-                )
-                totals[budget.pool_id] = checked_add(
+                )  # rule: 05.7.14/reusable_memory_plan_checked
+                totals[budget.pool_id] = checked_add(  # rule: 05.7.14/reusable_memory_plan_checked
                     totals.get(budget.pool_id, 0),
                     bytes_,
                     error=partial(invalid_plan, "reusable pool workspace ceiling overflows"),
@@ -211,7 +219,9 @@ def _step_bytes(
     total = 0
     for slot in pool.step_resource_slots:
         largest = max(by_id[r].evaluate_request_bytes(shape) for r in slot.resource_ids)
-        total = checked_add(total, largest, error=partial(invalid_plan, "reusable step workspace budget overflows"))
+        total = checked_add(  # rule: 05.7.14/reusable_memory_plan_checked
+            total, largest, error=partial(invalid_plan, "reusable step workspace budget overflows")
+        )
     return total
 
 
@@ -222,7 +232,7 @@ def _invocation_bytes(
     for row in pool.invocation_liveness:
         size = 0
         for resource in row.resource_ids:
-            size = checked_add(
+            size = checked_add(  # rule: 05.7.14/reusable_memory_plan_checked
                 size,
                 by_id[resource].evaluate_request_bytes(shape),
                 error=partial(invalid_plan, "reusable invocation row budget overflows"),
@@ -232,7 +242,9 @@ def _invocation_bytes(
         return max(rows, default=0)
     total = 0
     for size in rows:
-        total = checked_add(total, size, error=partial(invalid_plan, "reusable concurrent invocation budget overflows"))
+        total = checked_add(  # rule: 05.7.14/reusable_memory_plan_checked
+            total, size, error=partial(invalid_plan, "reusable concurrent invocation budget overflows")
+        )
     return total
 
 
@@ -248,9 +260,11 @@ def derive_reusable_execution(
     except VNextError:
         raise
     if node_count <= 0:
-        raise invalid_plan("reusable execution requires at least one plan node")
+        raise invalid_plan(  # rule: 05.7.14/reusable_memory_plan_checked
+            "reusable execution requires at least one plan node"
+        )
     overflow = partial(invalid_plan, "reusable device executable count overflows")
-    executables = checked_product(
+    executables = checked_product(  # rule: 05.7.14/reusable_memory_plan_checked
         (node_count, policy.startup_capture_case_count(), policy.maximum_reusable_lanes), error=overflow
     )
     by_id = {d.base_resource_id: d for d in descriptors}

@@ -59,7 +59,9 @@ def _layout_class(layout: JsonValue, context: str) -> JsonValue:
     if tag == "contiguous":
         return "contiguous"
     if not isinstance(content, dict):
-        raise Serialization(context, f"$.{tag}: layout variant must be an object")
+        raise Serialization(  # rule: 01.5/struct_wrong_json_type
+            context, f"$.{tag}: layout variant must be an object"
+        )
     if tag == "strided":
         return {"strided": {"byte_strides": content.get("byte_strides")}}
     padding = content.get("padding")
@@ -104,7 +106,9 @@ class DynamicStorageContract:
         if not isinstance(self.profile, DynamicStorageProfile):
             raise TypeError("DynamicStorageContract.profile must be a DynamicStorageProfile")
         if not is_canonical_sha256(self.logical_layout_fingerprint):
-            raise invalid_plan("dynamic storage logical layout fingerprint is invalid")
+            raise invalid_plan(  # rule: 05.7.2/storage_contract_canonical_fingerprint
+                "dynamic storage logical layout fingerprint is invalid"
+            )
 
     def to_wire(self) -> dict[str, Any]:
         return {"profile": self.profile.to_wire(), "logical_layout_fingerprint": self.logical_layout_fingerprint}
