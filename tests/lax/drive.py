@@ -1,10 +1,10 @@
-"""Run ``vnext-conformance run --profile ci`` once per job, in one process, and print the exit statuses.
+"""The ``vnext-conformance run --profile ci`` commands of the lax backends and of their control runs.
 
-``python -m tests.lax.drive DIRECTORY JOB ...``: a ``JOB`` is a lax backend of ``tests.lax.catalogue``,
-driven through its suite selection, or ``reference``, the reference driven through the union of every lax
-backend's selection; each is served out of process over ``exec:``. The conformance runs share this
-process, so the suites are imported once; each has its own cache directory under ``DIRECTORY``. Prints
-one JSON object ``{job: exit status}``.
+A job is a lax backend of ``tests.lax.catalogue``, driven through its suite selection, or
+``reference:<suite>``, the reference driven through the union of the selections of every lax backend of
+that suite; each is served out of process over ``exec:`` and has its own cache directory.
+``python -m tests.lax.drive DIRECTORY JOB ...`` runs jobs in this process, one after the other, and
+prints one JSON object ``{job: exit status}``; the test hands them to ``tests.runs.RunPool``.
 """
 
 from __future__ import annotations
@@ -22,25 +22,36 @@ from tests.lax.catalogue import LAX
 REFERENCE = "reference"
 
 
-def selection(job: str) -> tuple[list[str], str]:
-    """The suites and the ``-k`` expression of a job."""
-    if job != REFERENCE:
+def _select(suite: str, select: str | None) -> str:
+    return select or f"test_{suite}"
+
+
+def reference_jobs() -> list[str]:
+    """One control job per suite a lax backend is driven through."""
+    return [f"{REFERENCE}:{suite}" for suite in sorted({entry.suite for entry in LAX.values()})]
+
+
+def selection(job: str) -> tuple[str, str]:
+    """The suite and the ``-k`` expression of a job."""
+    reference, _, suite = job.partition(":")
+    if reference != REFERENCE or not suite:
         entry = LAX[job]
-        return [entry.suite], entry.selection or f"test_{entry.suite}"
-    suites = sorted({entry.suite for entry in LAX.values()})
-    parts = sorted({f"({entry.selection or f'test_{entry.suite}'})" for entry in LAX.values()})
-    return suites, " or ".join(parts)
+        return entry.suite, _select(entry.suite, entry.selection)
+    parts = sorted({f"({_select(suite, entry.selection)})" for entry in LAX.values() if entry.suite == suite})
+    assert parts, f"no lax backend is driven through {suite}"
+    return suite, " or ".join(parts)
 
 
 def arguments(job: str, directory: Path) -> list[str]:
     """The ``vnext-conformance`` arguments of one job."""
     serve = [sys.executable, "-m", "harness.cli", "serve"]
-    if job != REFERENCE:
+    lax = job in LAX
+    if lax:
         serve += ["--backend", f"python:tests.lax.catalogue:{job}"]
-    suites, select = selection(job)
-    out = ["run", "--profile", "ci", "--backend", f"exec:{shlex.join(serve)}", "--only", ",".join(suites),
+    suite, select = selection(job)
+    out = ["run", "--profile", "ci", "--backend", f"exec:{shlex.join(serve)}", "--only", suite,
            "--cache-dir", str(directory)]  # fmt: skip
-    if job != REFERENCE:
+    if lax:
         out += ["--max-fail", "1"]
     return [*out, "--", "-k", select, "-q"]
 

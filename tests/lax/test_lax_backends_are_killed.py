@@ -1,17 +1,13 @@
-"""Every lax backend of ``tests.lax.catalogue`` fails its ``ci`` conformance run; the reference passes it.
+"""Every lax backend of ``tests.lax.catalogue`` fails its ``ci`` conformance run; the reference passes them.
 
 Each lax backend is served out of process over ``exec:`` and driven by ``vnext-conformance run --profile
-ci`` through its suite selection; the reference is served the same way through the union of them. The runs
-go through ``tests.lax.drive`` in two processes (one per core), so the suites are imported twice, not once
-per run. Prints the kill matrix.
+ci`` through its suite selection; the reference is served the same way through the union of the
+selections of each suite. The runs go to two worker processes (one per core) that import the suites once
+and take the next run from one queue, the longest (the reference's) first. Prints the kill matrix.
 """
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Final
 
@@ -19,31 +15,22 @@ import pytest
 
 from tests.lax.backend import resolve
 from tests.lax.catalogue import LAX
-from tests.lax.drive import REFERENCE
+from tests.lax.drive import arguments, reference_jobs
+from tests.runs import RunPool
 
-ROOT: Final = Path(__file__).resolve().parents[2]
 #: Exit statuses of ``vnext-conformance run``: 0 passed, 1 failed.
 PASSED: Final = 0
 FAILED: Final = 1
 
 
-def _drive(jobs: list[str], directory: Path) -> dict[str, int]:
-    directory.mkdir(parents=True, exist_ok=True)
-    command = [sys.executable, "-m", "tests.lax.drive", str(directory), *jobs]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=3600, check=False)
-    assert done.returncode == 0, done.stderr[-4000:]
-    results: dict[str, int] = json.loads(done.stdout.strip().splitlines()[-1])
-    return results
-
-
 def test_every_lax_backend_is_killed_and_the_reference_passes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    jobs = [REFERENCE, *sorted(LAX)]
-    halves = [jobs[0::2], jobs[1::2]]
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        parts = list(pool.map(lambda half: _drive(half[1], tmp_path / f"part{half[0]}"), enumerate(halves)))
-    results = {job: status for part in parts for job, status in part.items()}
+    controls = reference_jobs()
+    jobs = [*controls, *sorted(LAX)]
+    with RunPool(2, tmp_path / "logs") as pool:
+        done = pool.run_all({job: arguments(job, tmp_path / "cache" / job) for job in jobs})
+    results = {job: run.status for job, run in done.items()}
     lines = [f"{'lax backend':<36} {'suite':<20} killed"]
     lines += [f"{name:<36} {LAX[name].suite:<20} {'yes' if results[name] == FAILED else 'NO'}" for name in sorted(LAX)]
     killed = sum(results[name] == FAILED for name in LAX)
@@ -51,7 +38,10 @@ def test_every_lax_backend_is_killed_and_the_reference_passes(
     report = "\n".join(lines)
     with capsys.disabled():
         print("\n" + report)
-    assert results[REFERENCE] == PASSED, "the reference fails the union of the selections"
+    failing = [job for job in controls if results[job] != PASSED]
+    assert not failing, "the reference fails the selections of " + ", ".join(
+        f"{job}:\n{done[job].output[-3000:]}" for job in failing
+    )
     assert all(results[name] == FAILED for name in LAX), "a lax backend survives:\n" + report
 
 

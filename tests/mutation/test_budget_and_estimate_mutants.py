@@ -3,20 +3,19 @@
 Each mutant is served out of process (``serve --backend python:tests.broken.<m>:make``)
 and driven over ``exec:`` with a short case selection of the relevant suites; every
 selected run must fail for the mutant and pass for the reference served the same
-way. The kill matrix and the mutation score (killed mutants / mutants) are printed.
+way. The runs share two worker processes (``tests.runs``) that import the suites once.
+The kill matrix and the mutation score (killed mutants / mutants) are printed.
 """
 
 from __future__ import annotations
 
-import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Final
 
 import pytest
 
-ROOT: Final = Path(__file__).resolve().parents[2]
+from tests.runs import RunPool
 
 #: Case selections (pytest ``-k``) per suite: short, and each relevant to some mutant.
 SELECTIONS: Final = {
@@ -33,24 +32,23 @@ MUTANTS: Final = {
 }
 
 
-def _run(backend: str | None, suite: str, counterexample_dir: Path) -> int:
-    """Exit status of ``vnext-conformance run`` over ``exec:`` (``backend`` None: the reference)."""
+def _arguments(backend: str | None, suite: str, counterexample_dir: Path) -> list[str]:
+    """``vnext-conformance run`` over ``exec:`` (``backend`` None: the reference)."""
     serve = f"{sys.executable} -m harness.cli serve"
     if backend is not None:
         serve += f" --backend python:tests.broken.{backend}:make"
-    command = [
-        sys.executable, "-m", "harness.cli", "run", "--backend", f"exec:{serve}", "--profile", "ci", "-n", "0",
+    return [
+        "run", "--backend", f"exec:{serve}", "--profile", "ci", "-n", "0",
         "--only", suite, "--counterexample-dir", str(counterexample_dir), "--", "-k", SELECTIONS[suite], "-q",
     ]  # fmt: skip
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
-    return done.returncode
 
 
 def test_every_mutant_is_caught_and_the_reference_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     jobs = [(None, suite) for suite in SELECTIONS] + [(m, s) for m, suites in MUTANTS.items() for s in suites]
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        codes = list(pool.map(lambda job: _run(job[0], job[1], tmp_path / f"{job[0]}-{job[1]}"), jobs))
-    results = dict(zip(jobs, codes, strict=True))
+    commands = {f"{m}-{s}": _arguments(m, s, tmp_path / f"{m}-{s}") for m, s in jobs}
+    with RunPool(2, tmp_path / "logs") as pool:
+        done = pool.run_all(commands)
+    results = {(m, s): done[f"{m}-{s}"].status for m, s in jobs}
     killed = {m for m, suites in MUTANTS.items() if all(results[(m, s)] != 0 for s in suites)}
     lines = ["mutation matrix (x = the suite's selection fails on the mutant, . = it passes, blank = not run):"]
     lines.append(f"  {'mutant':<26}" + "".join(f"{s:>15}" for s in SELECTIONS))

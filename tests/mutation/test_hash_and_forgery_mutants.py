@@ -1,20 +1,23 @@
 """Proof that the hash-stability and forged-plan suites can fail: each broken backend of
 ``tests/broken/{hash,revalidate,decode}_*.py`` is served out of process and driven by the
 harness CLI over ``exec:`` on a few selected cases; the run must fail for every mutant and
-pass for the reference with the same selection. Prints the mutation score (killed/total).
+pass for the reference with the same selection. The runs share two worker processes
+(``tests.runs``) that import the suites once. Prints the mutation score (killed/total).
 """
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
+from tests.runs import RunPool
+
 ROOT = Path(__file__).resolve().parents[2]
+#: The control run's name (no mutant module has it).
+REFERENCE = "reference"
 
 #: mutant module -> (suite, selected case ids that must catch it)
 MUTANTS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -37,15 +40,15 @@ MUTANTS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
-def _run(serve_backend: str, suites: set[str], cases: set[str], tmp: Path) -> subprocess.CompletedProcess[str]:
+def _arguments(serve_backend: str, suites: set[str], cases: set[str], tmp: Path) -> list[str]:
     serve = f"{sys.executable} -m harness.cli serve" + (f" --backend {serve_backend}" if serve_backend else "")
-    argv = [sys.executable, "-m", "harness.cli", "run", "--profile", "ci", "--backend", f"exec:{serve}"]
+    argv = ["run", "--profile", "ci", "--backend", f"exec:{serve}"]
     argv += ["--counterexample-dir", str(tmp / "counterexamples")]
     for suite in sorted(suites):
         argv += ["--only", suite]
     for case in sorted(cases):
         argv += ["--case", case]
-    return subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    return argv
 
 
 def test_every_hash_and_forgery_mutant_is_killed(tmp_path: Path) -> None:
@@ -53,21 +56,20 @@ def test_every_hash_and_forgery_mutant_is_killed(tmp_path: Path) -> None:
     jobs = {name: ({suite}, set(cases)) for name, (suite, cases) in MUTANTS.items()}
     reference_suites = {suite for suite, _ in MUTANTS.values()}
     reference_cases = {case for _, cases in MUTANTS.values() for case in cases}
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        reference = pool.submit(_run, "", reference_suites, reference_cases, tmp_path / "reference")
-        runs = {
-            name: pool.submit(_run, f"python:tests.broken.{name}:make", suites, cases, tmp_path / name)
-            for name, (suites, cases) in jobs.items()
-        }
-        results = {name: future.result() for name, future in runs.items()}
-        control = reference.result()
-    assert control.returncode == 0, f"the reference fails the selected cases:\n{control.stdout[-4000:]}"
-    assert "failed" not in control.stdout.splitlines()[-1], control.stdout[-2000:]
-    survivors = [name for name, run in results.items() if run.returncode == 0]
+    commands = {REFERENCE: _arguments("", reference_suites, reference_cases, tmp_path / REFERENCE)}
+    commands |= {
+        name: _arguments(f"python:tests.broken.{name}:make", suites, cases, tmp_path / name)
+        for name, (suites, cases) in jobs.items()
+    }
+    with RunPool(2, tmp_path / "logs") as pool:
+        done = pool.run_all(commands)
+    control = done.pop(REFERENCE)
+    results = done
+    assert control.status == 0, f"the reference fails the selected cases:\n{control.output[-4000:]}"
+    assert "failed" not in control.output.strip().splitlines()[-1], control.output[-2000:]
+    survivors = [name for name, run in results.items() if run.status == 0]
     for name, run in results.items():
-        assert run.returncode in (0, 1), (
-            f"{name}: the run did not complete (exit {run.returncode}):\n{run.stdout[-3000:]}"
-        )
+        assert run.status in (0, 1), f"{name}: the run did not complete (exit {run.status}):\n{run.output[-3000:]}"
     killed = len(results) - len(survivors)
     elapsed = time.monotonic() - started
     print(f"\nhash/forgery mutation score: {killed}/{len(results)} killed ({elapsed:.1f}s); survivors: {survivors}")
