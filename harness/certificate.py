@@ -366,9 +366,7 @@ def _case_changes(old: Mapping[str, Mapping[str, int]], new: Mapping[str, Mappin
 _VERDICT_RANK: Final = {"passed": 0, "incomplete": 1, "failed": 2, "unavailable": 3}
 
 
-def diff_certificates(
-    old: Mapping[str, Any], new: Mapping[str, Any], *, allow: Iterable[str] = ()
-) -> list[Change]:
+def diff_certificates(old: Mapping[str, Any], new: Mapping[str, Any], *, allow: Iterable[str] = ()) -> list[Change]:
     """What changed from ``old`` to ``new``; the kinds in ``allow`` are never regressions."""
     accepted = frozenset(allow)
     changes: list[Change] = []
@@ -392,9 +390,7 @@ def diff_certificates(
             changes.append(Change(label, f"{label} {old[name]} -> {new[name]}", False))
     if old["mode"] != new["mode"]:
         changes.append(Change("mode", f"mode {old['mode']} -> {new['mode']}", False))
-    return [
-        Change(change.kind, change.text, change.regression and change.kind not in accepted) for change in changes
-    ]
+    return [Change(change.kind, change.text, change.regression and change.kind not in accepted) for change in changes]
 
 
 def render_diff(changes: Sequence[Change], *, old: str, new: str, limit: int = 200) -> list[str]:

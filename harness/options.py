@@ -139,8 +139,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
     Option(
         "--certificate",
         "vnext_certificate",
-        "write the conformance certificate here (default: next to the JSON-lines report, "
-        "<report>.certificate.json)",
+        "write the conformance certificate here (default: next to the JSON-lines report, <report>.certificate.json)",
         metavar="PATH",
         commands=_RUNS,
     ),

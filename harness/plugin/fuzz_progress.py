@@ -89,9 +89,7 @@ class FuzzProgress(RunProgress):
                 self._samples.popleft()
             then, before = self._samples[0]
         span = now - then
-        rates = {
-            suite: (count - before.get(suite, 0)) / span if span > 0 else 0.0 for suite, count in examples.items()
-        }
+        rates = {suite: (count - before.get(suite, 0)) / span if span > 0 else 0.0 for suite, count in examples.items()}
         running = sum(snapshot.running is not None for snapshot in snapshots)
         return LiveFigures(examples, rates, frozenset(rules), running)
 

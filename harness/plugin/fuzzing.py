@@ -169,8 +169,10 @@ class FuzzSession:
         if report.failed and isinstance(self.run.progress, FuzzProgress):
             where = next((str(v) for n, v in report.user_properties if n == "vnext_counterexample"), "")
             self.run.progress.failure(case_id, where)
-        if report.skipped and isinstance(report.longrepr, tuple) and str(report.longrepr[2]).startswith(
-            f"Skipped: {NOT_RUN}"
+        if (
+            report.skipped
+            and isinstance(report.longrepr, tuple)
+            and str(report.longrepr[2]).startswith(f"Skipped: {NOT_RUN}")
         ):
             self.not_run += 1
 
