@@ -10,8 +10,9 @@ it proves the cell breaks the rule it names, not an earlier one.
 
 An edit is one of a few general operators applied to a place: ``set`` a value, ``add`` to an integer
 (or a decimal string), ``swap`` the first two items of an array, ``dup`` its first item, ``drop`` the
-item at an index, ``delete`` a member. A place is a path whose steps are member names, array indices or
-selectors (``{"base_resource_id": "resource.a"}``: the first array item with those members).
+item at an index, ``delete`` a member, ``rederive_pool_id`` (a pool's id from its compatibility key). A
+place is a path whose steps are member names, array indices or selectors (``{"base_resource_id":
+"resource.a"}``: the first array item with those members).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any, Final
 
 from reference import api
 from reference.canonical import JsonValue, direct_bytes
+from reference.plan.memory.identities import pool_id_for
 from strategies.forged_wire import SERIALIZATION, PlanTarget, rehash_plan_json
 from strategies.forgery import reference_targets
 from strategies.policy import _bucket
@@ -32,7 +34,7 @@ __all__ = ["WIRE_CELLS", "WireCell", "forged_wire", "wire_targets"]
 
 Step = str | int | Mapping[str, JsonValue]
 
-_OPERATORS: Final = frozenset({"set", "add", "swap", "dup", "drop", "delete"})
+_OPERATORS: Final = frozenset({"set", "add", "swap", "dup", "drop", "delete", "rederive_pool_id"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +104,8 @@ def _step(container: Any, step: Step) -> Any:
 def _edited(value: Any, op: str, arg: Any) -> Any:
     if op == "set":
         return copy.deepcopy(arg)
+    if op == "rederive_pool_id":
+        return {**value, "pool_id": pool_id_for(value["compatibility"]).value}
     if op == "add":
         if isinstance(value, str):
             return str(int(value) + arg)
@@ -215,6 +219,13 @@ WIRE_CELLS: Final[tuple[WireCell, ...]] = (
     _c("pool_member_dropped", "plan_fixture", "05.7.8/pools_group_equal_keys",
        "dynamic backing pool compatibility or membership is not core-derived",
        Edit((*_POOLS, 0, "resource_ids"), "drop", 1)),
+    _c("pool_without_members", "plan_fixture", "05.7.8/pool_id_derived",
+       "dynamic backing pool has no descriptor members",
+       Edit((*_POOLS, 0, "compatibility", "alignment_bytes"), "set", 128), Edit((*_POOLS, 0), "rederive_pool_id")),
+    _c("pool_request_minimum_overflows", "plan_fixture", "05.7.8/pool_request_and_sequence_minima",
+       "pool request minimum overflows",
+       Edit((*_DESC, _INPUT, "demand", "fixed", "bytes"), "set", _BIG),
+       Edit((*_DESC, {"base_resource_id": "resource.output.0"}, "demand", "fixed", "bytes"), "set", _BIG)),
     _c("pool_step_slot_dropped", "sequential_scratch", "05.7.9/slot_kinds_and_order",
        "step resource slots do not cover exactly the pool's Step descriptors",
        Edit((*_POOLS, 0, "step_resource_slots"), "set", [])),
@@ -283,6 +294,10 @@ WIRE_CELLS: Final[tuple[WireCell, ...]] = (
        "reusable lane workspace budget overflows",
        Edit((*_REUSE, "maximum_reusable_lanes"), "set", (1 << 32) - 1),
        Edit((*_REUSE, "buckets", 0, "pool_budgets", 0, "step_bytes"), "set", 1 << 40)),
+    _c("reusable_pool_ceiling_overflows", "reusable_state_chain", "05.7.14/pool_reusable_ceilings",
+       "reusable pool workspace ceiling overflows",
+       Edit((*_REUSE, "buckets", 0, "pool_budgets", 0, "step_bytes"), "set", 1 << 62),
+       Edit((*_REUSE, "buckets", 1, "pool_budgets", 0, "step_bytes"), "set", 1 << 62)),
     # node and payload fields (05 §9.1 step 4)
     _c("node_capability_not_a_string", "plan_fixture", "05.9.1/step4_typed_parse",
        "expected an identity string", Edit((*_NODE, "required_capabilities"), "set", [5])),
