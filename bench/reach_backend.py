@@ -2,7 +2,8 @@
 its raise site (``conformance.reach.sites``) and the site's key appended to ``$VNEXT_REACH_DIR/raised-<pid>``.
 
 Raise statements are measured by coverage.py; this record is what counts for checked-arithmetic sites,
-whose call line runs whether or not the error is raised.
+whose call line runs whether or not the error is raised. An error raised while another contract error was
+being handled (a decoder turning a nested rule's error into ``Serialization``) records both sites.
 """
 
 from __future__ import annotations
@@ -23,6 +24,17 @@ __all__ = ["RECORD_DIRECTORY", "make"]
 RECORD_DIRECTORY: Final = "VNEXT_REACH_DIR"
 
 
+def _chain(exc: VNextError) -> list[VNextError]:
+    """``exc`` and the contract errors it was raised while handling (a decoder wraps a nested rule's error
+    as ``Serialization``): each was raised at its own site."""
+    chain: list[VNextError] = []
+    current: BaseException | None = exc
+    while isinstance(current, VNextError) and current not in chain:
+        chain.append(current)
+        current = current.__context__
+    return chain
+
+
 class RecordingReference(ReferenceImplementation):
     """The reference; each answered contract error's site is recorded."""
 
@@ -38,10 +50,10 @@ class RecordingReference(ReferenceImplementation):
             except VNextError as exc:
                 if self._index is None:
                     self._index = SiteIndex(census())
-                site = self._index.in_traceback(frames_of(exc))
-                if site is not None:
+                keys = [site.key for site in (self._index.in_traceback(frames_of(e)) for e in _chain(exc)) if site]
+                if keys:
                     with self._record.open("a", encoding="utf-8") as out:
-                        out.write(site.key + "\n")
+                        out.write("".join(key + "\n" for key in keys))
                 raise
 
         return call

@@ -437,6 +437,31 @@ LAX: dict[str, Lax] = {
         "weights",
         select="faulty_materializer",
     ),
+    # 05 plan wire invariants checked while decoding (plan_wire_matrix)
+    "memory_plan_unchecked": Lax(
+        "05 §7.11 MemoryPlan validation on decode",
+        skip("reference.plan.memory.plan:MemoryPlan.validate"),
+        "plan_wire_matrix",
+        select="invariant_matrix and memory_",
+    ),
+    "dynamic_pool_local_rules_unchecked": Lax(
+        "05 §7.8 dynamic pool local rules on decode",
+        skip("reference.plan.memory.pool:DynamicBackingPoolSpec.validate_local"),
+        "plan_wire_matrix",
+        select="invariant_matrix and pool_",
+    ),
+    "reusable_memory_plan_unchecked": Lax(
+        "05 §7.14 reusable execution memory plan on decode",
+        skip("reference.plan.memory.reusable:ReusableExecutionMemoryPlan.validate_local"),
+        "plan_wire_matrix",
+        select="invariant_matrix and reusable_",
+    ),
+    "checkpoint_growth_unchecked": Lax(
+        "05 §7.12 checkpoint growth against the capacity policy on decode",
+        (local("reference.plan.memory.pools:validate_checkpoint_pool_ceiling", _skip),),
+        "plan_wire_matrix",
+        select="invariant_matrix and growth",
+    ),
 }
 
 
