@@ -28,7 +28,7 @@ from reference.canonical import JsonValue, direct_bytes
 from reference.plan.memory.identities import pool_id_for
 from strategies.forged_wire import SERIALIZATION, PlanTarget, rehash_plan_json
 from strategies.forgery import reference_targets
-from strategies.policy import _bucket
+from strategies.policy import reusable_bucket
 
 __all__ = ["WIRE_CELLS", "WireCell", "forged_wire", "wire_targets"]
 
@@ -75,7 +75,7 @@ def _reusable_policy(target: PlanTarget, name: str) -> PlanTarget:
     fields["memory"]["checkpoint_capacity"] = {"maximum_retained_bytes": 4096}
     fields["reusable_execution"] = {
         "maximum_reusable_lanes": 2,
-        "buckets": [_bucket("class.a", 1, 4, 1), _bucket("class.a", 2, 8, 1)],
+        "buckets": [reusable_bucket("class.a", 1, 4, 1), reusable_bucket("class.a", 2, 8, 1)],
     }
     scenario["policy"] = {"kind": "resolved_fields", "fields": fields}
     return PlanTarget(name, scenario, api.build_plan(scenario))
