@@ -83,7 +83,7 @@ def step_slot_bytes(slots: Sequence[StepResourceSlot], by_id: Mapping[ResourceId
         for resource in slot.resource_ids:
             descriptor = by_id.get(resource)
             if descriptor is None:
-                raise invalid_plan(  # rule: 05.7.8/slots_ascending_members_unique
+                raise invalid_plan(  # rule: 05.7.8/step_slot_members_known
                     "step slot references a missing dynamic descriptor"
                 )
             largest = max(largest, descriptor.minimum_request_bytes)
