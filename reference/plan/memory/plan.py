@@ -127,7 +127,7 @@ class MemoryPlan:
             raise invalid_plan(  # rule: 05.1/resource_rows_limit
                 f"execution plan resource rows exceed {MAX_EXECUTION_PLAN_RESOURCE_ROWS}"
             )
-        usable = checked_sub(  # rule: 05.7.11/dynamic_capacity_underflow
+        usable = checked_sub(  # rule: 05.7.15/planning_ceilings_prechecked
             policy_capacity_bytes,
             reserve_bytes,
             error=partial(invalid_plan, "usable capacity (reserve exceeds the policy capacity) underflows"),
