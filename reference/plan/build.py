@@ -242,7 +242,7 @@ def build_plan(request: PlanBuildRequest) -> ExecutionPlan:
     view = policy_for_resolution(policy)  # 1-3
     resolutions = request.node_resolutions
     if not resolutions:  # 4
-        raise invalid_plan("execution plan has no node resolutions")  # rule: 05.3/step04_single_registry_authority
+        raise invalid_plan("execution plan has no node resolutions")  # rule: 05.3/step04_empty_request_prechecked
     authority = resolutions[0].registry_authority()
     if any(r.registry_authority() != authority for r in resolutions):
         raise invalid_plan(  # rule: 05.3/step04_single_registry_authority

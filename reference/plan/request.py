@@ -89,7 +89,7 @@ class PlanBuildRequest:
 
     def trusted_weights(self) -> TrustedExecutionWeightPlan:
         if self.execution_weights is None:
-            raise invalid_plan(  # rule: 05.2/new_rejects_empty_resolutions, 05.2/new_order_empty_before_validate
+            raise invalid_plan(  # rule: 05.2/request_carries_weights
                 "execution plan build request has no execution weights"
             )
         return self.execution_weights

@@ -136,7 +136,7 @@ class PlanExecutor:
         buffer = self.runtime.allocate(permit)
         self.ledger.observe(self.runtime.live_buffers())
         if not self.runtime.buffer_descriptor(buffer).matches(expected):
-            raise InvalidExecutionPlan(  # rule: 03.13.2/request_equals_reservation
+            raise InvalidExecutionPlan(  # rule: 03.13.2/executor_requests_own_reservations
                 reason=f"buffer for `{resource_id}` does not match its reservation"
             )
         self._buffers[resource_id] = buffer
@@ -338,7 +338,7 @@ def execute_plan(
 ) -> ExecutionOutcome:
     """Initialize, run ``replays`` (>= 1) requests, tear down; outputs of the first replay."""
     if type(replays) is not int or replays < 1:
-        raise InvalidExecutionPlan(reason="execute needs at least one replay")  # rule: 03.13.2/execute_request_checked
+        raise InvalidExecutionPlan(reason="execute needs at least one replay")  # rule: 03.13.2/replays_prechecked
     executor = PlanExecutor(runtime, plan, family, catalog, weight_source)
     executor.initialize()
     runs = [executor.run(inputs) for _ in range(replays)]

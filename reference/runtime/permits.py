@@ -66,7 +66,7 @@ class DeviceAllocationPermit:
     def into_request(self) -> BufferRequest:
         """The request to allocate; a permit is consumed by its first use."""
         if self._consumed:
-            raise InvalidExecutionPlan(  # rule: 03.13.2/second_permit_refused
+            raise InvalidExecutionPlan(  # rule: 03.13.2/executor_permit_accounting
                 reason=f"allocation permit for `{self._request.resource_id}` was already used"
             )
         self._consumed = True
@@ -126,12 +126,12 @@ class PlanAllocationAuthority:
                 f"{planned.alignment_bytes}"
             )
         if request != planned:
-            raise self._refuse(  # rule: 03.13.2/request_equals_reservation
+            raise self._refuse(  # rule: 03.13.2/executor_requests_own_reservations
                 f"request for `{request.resource_id}` differs from its reservation in usage or dtype"
             )
         live = self._live.get(request.resource_id, 0)
         if live >= reservation.maximum_instances:
-            raise self._refuse(  # rule: 03.13.2/second_permit_refused
+            raise self._refuse(  # rule: 03.13.2/executor_permit_accounting
                 f"resource `{request.resource_id}` already has {live} live instance(s)"
             )
         if self._granted_bytes + planned.size_bytes > self._memory.usable_capacity_bytes:
@@ -153,7 +153,7 @@ class PlanAllocationAuthority:
         """Return one live instance of ``request`` to the plan."""
         live = self._live.get(request.resource_id, 0)
         if live == 0:
-            raise InvalidExecutionPlan(  # rule: 03.13.2/request_equals_reservation
+            raise InvalidExecutionPlan(  # rule: 03.13.2/executor_permit_accounting
                 reason=f"resource `{request.resource_id}` has no live instance to release"
             )
         if live == 1:

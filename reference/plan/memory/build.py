@@ -64,16 +64,16 @@ class _ValueResource:
 def check_planning_ceilings(inp: MemoryPlanInput) -> None:
     """I9 and the raw capacity gate: ``mas, mst >= 1``; ``0 < cap <= dev``; ``res < cap``."""
     if inp.maximum_active_sequences == 0:
-        raise invalid_plan(  # rule: 05.7.15/i9_scheduler_ceilings
+        raise invalid_plan(  # rule: 05.7.15/planning_ceilings_prechecked
             "maximum active sequences must be non-zero"
         )
     if inp.maximum_scheduled_tokens == 0:
-        raise invalid_plan(  # rule: 05.7.15/i9_scheduler_ceilings
+        raise invalid_plan(  # rule: 05.7.15/planning_ceilings_prechecked
             "maximum scheduled tokens must be non-zero"
         )
     cap, res, dev = inp.policy_capacity_bytes, inp.reserve_bytes, inp.device_capacity_bytes
     if not (0 < cap <= dev and res < cap):
-        raise invalid_plan(  # rule: 05.7.15/i1_policy_capacity_within_device, 05.7.15/i2_reserve_below_capacity
+        raise invalid_plan(  # rule: 05.7.15/planning_ceilings_prechecked
             "policy memory capacity must be non-zero, within device memory, and above the reserve"
         )
 

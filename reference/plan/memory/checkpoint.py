@@ -47,18 +47,18 @@ def derive_checkpoint_growth_ceilings(
     for resource in sorted(set(checkpoint_resources)):
         descriptor = by_id.get(resource)
         if descriptor is None:
-            raise invalid_plan(  # rule: 05.7.12/checkpoint_resource_is_sequence_state_value
+            raise invalid_plan(  # rule: 05.7.12/growth_derivation_needs_layout
                 "checkpoint state has no memory descriptor"
             )
         if not _is_sequence_state_value(descriptor):
-            raise invalid_plan(  # rule: 05.7.12/checkpoint_resource_is_sequence_state_value
+            raise invalid_plan(  # rule: 05.7.12/growth_derivation_needs_layout
                 "checkpoint growth requires certified Sequence state value storage"
             )
         ceiling = checkpoint_pool_ceiling(policy, descriptor)
         if ceiling != 0:
             previous = ceilings.setdefault(descriptor.pool_id, ceiling)
             if previous != ceiling:
-                raise invalid_plan(  # rule: 05.7.12/growth_disagreement_rejected
+                raise invalid_plan(  # rule: 05.7.12/growth_derivation_needs_layout
                     "checkpoint resources disagree on their physical pool quantum"
                 )
     return ceilings

@@ -127,7 +127,7 @@ class MemoryPlan:
             raise invalid_plan(  # rule: 05.1/resource_rows_limit
                 f"execution plan resource rows exceed {MAX_EXECUTION_PLAN_RESOURCE_ROWS}"
             )
-        usable = checked_sub(  # rule: 05.7.11/dynamic_capacity_underflow
+        usable = checked_sub(  # rule: 05.7.15/planning_ceilings_prechecked
             policy_capacity_bytes,
             reserve_bytes,
             error=partial(invalid_plan, "usable capacity (reserve exceeds the policy capacity) underflows"),
@@ -195,18 +195,18 @@ class MemoryPlan:
                     p.theoretical_ceiling_bytes,
                     p.reusable_workspace_ceiling_bytes,
                     limit=U128_MAX,
-                    error=partial(invalid_plan, "pool overflows"),  # rule: 05.7.11/checked_totals
+                    error=partial(invalid_plan, "pool overflows"),  # rule: 05.7.11/u128_totals_bounded
                 )
                 for p in pools
             ),
             limit=U128_MAX,
-            error=partial(invalid_plan, "dynamic theoretical total overflows"),  # rule: 05.7.11/checked_totals
+            error=partial(invalid_plan, "dynamic theoretical total overflows"),  # rule: 05.7.11/u128_totals_bounded
         )
         ceiling = checked_add(
             static_bytes,
             dynamic_ceiling,
             limit=U128_MAX,
-            error=partial(invalid_plan, "plan theoretical ceiling overflows"),  # rule: 05.7.11/checked_totals
+            error=partial(invalid_plan, "plan theoretical ceiling overflows"),  # rule: 05.7.11/u128_totals_bounded
         )
         minimum_runnable = checked_add(  # rule: 05.7.11/minimum_runnable_fits
             static_bytes, runnable, error=partial(invalid_plan, "minimum runnable plan bytes overflows")

@@ -269,7 +269,7 @@ class DynamicBackingPoolSpec:
         )
         maximum_resident = min(combined, dynamic_capacity_bytes)
         if maximum_resident > U64_MAX:
-            raise invalid_plan(  # rule: 05.7.8/maximum_resident_within_ceiling
+            raise invalid_plan(  # rule: 05.7.8/resident_ceiling_clamped_u64
                 "dynamic pool resident ceiling exceeds u64"
             )
         spec = cls(

@@ -48,12 +48,12 @@ def group_descriptors(
         key = descriptor.compatibility
         pool_id = key.pool_id()
         if descriptor.pool_id != pool_id:
-            raise invalid_plan(  # rule: 05.7.8/pool_id_derived
+            raise invalid_plan(  # rule: 05.7.8/descriptor_pool_id_stored_derived
                 f"dynamic resource `{descriptor.base_resource_id.value}` has a non-derived backing pool id"
             )
         entry = groups.setdefault(pool_id, (key, []))
         if entry[0] != key:
-            raise invalid_plan(  # rule: 05.7.8/pool_id_derived
+            raise invalid_plan(  # rule: 05.7.8/pool_id_collision_incompatible
                 "dynamic backing pool hash collision has incompatible contracts"
             )
         entry[1].append(descriptor)
@@ -83,7 +83,7 @@ def step_slot_bytes(slots: Sequence[StepResourceSlot], by_id: Mapping[ResourceId
         for resource in slot.resource_ids:
             descriptor = by_id.get(resource)
             if descriptor is None:
-                raise invalid_plan(  # rule: 05.7.8/slots_ascending_members_unique
+                raise invalid_plan(  # rule: 05.7.8/step_slot_members_known
                     "step slot references a missing dynamic descriptor"
                 )
             largest = max(largest, descriptor.minimum_request_bytes)
@@ -100,7 +100,7 @@ def _theoretical(members: Sequence[DynamicResourceDescriptor]) -> int:
             total,
             descriptor.theoretical_maximum_resident_bytes,
             limit=U128_MAX,
-            error=partial(invalid_plan, "pool theoretical ceiling overflows"),  # rule: 05.7.11/checked_totals
+            error=partial(invalid_plan, "pool theoretical ceiling overflows"),  # rule: 05.7.11/u128_totals_bounded
         )
     return total
 
@@ -214,7 +214,7 @@ def validate_dynamic_pools(
         combined = pool_combined_ceiling(theoretical, reusable, pool.checkpoint_growth_ceiling_bytes)
         maximum_resident = min(combined, dynamic_capacity_bytes)
         if maximum_resident > U64_MAX:
-            raise invalid_plan("pool resident ceiling exceeds u64")  # rule: 05.7.8/maximum_resident_within_ceiling
+            raise invalid_plan("pool resident ceiling exceeds u64")  # rule: 05.7.8/resident_ceiling_clamped_u64
         expected = (
             minimum_for_lifetime(members, AllocationLifetime.REQUEST),
             minimum_for_lifetime(members, AllocationLifetime.SEQUENCE),
@@ -241,13 +241,13 @@ def validate_dynamic_pools(
             sums[index] = checked_add(  # rule: 05.7.11/checked_totals
                 sums[index], expected[index], error=partial(invalid_plan, "plan dynamic minimum overflows")
             )
-        theoretical_total = checked_add(  # rule: 05.7.11/checked_totals
+        theoretical_total = checked_add(  # rule: 05.7.11/u128_totals_bounded
             theoretical_total,
             theoretical,
             limit=U128_MAX,
             error=partial(invalid_plan, "dynamic theoretical total overflows"),
         )
-        reusable_total = checked_add(  # rule: 05.7.11/checked_totals
+        reusable_total = checked_add(  # rule: 05.7.11/u128_totals_bounded
             reusable_total, reusable, limit=U128_MAX, error=partial(invalid_plan, "reusable workspace total overflows")
         )
     return PoolAggregates(sums[0], sums[1], sums[2], sums[3], theoretical_total, reusable_total)
