@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from harness.reports import files
+
 __all__ = ["LIVE_INTERVAL", "FuzzControl", "LiveSnapshot"]
 
 #: Seconds between two rewrites of a worker's live file.
@@ -64,17 +66,6 @@ class LiveSnapshot:
         )
 
 
-def _replace(path: Path, data: bytes) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 @dataclass
 class FuzzControl:
     """One session's control directory (created on first use)."""
@@ -103,7 +94,7 @@ class FuzzControl:
     def write_started(self, count: int) -> None:
         with contextlib.suppress(OSError):
             self._ensure()
-            _replace(self.directory / "started", str(count).encode())
+            files.replace_with(self.directory / "started", str(count).encode())
 
     def read_started(self) -> int:
         try:
@@ -142,7 +133,7 @@ class FuzzControl:
         data = json.dumps(snapshot.to_wire(), sort_keys=True, separators=(",", ":")).encode()
         with contextlib.suppress(OSError):
             self._ensure()
-            _replace(self.directory / f"live-{snapshot.worker}.json", data)
+            files.replace_with(self.directory / f"live-{snapshot.worker}.json", data)
 
     def read_live(self) -> list[LiveSnapshot]:
         """Every worker's latest snapshot (unreadable files skipped), by worker name."""
