@@ -8,43 +8,26 @@ the reusable plan's ``validate_local``, the node's field decoders), so the wire 
 ``Serialization`` before any rebuild comparison. ``reason`` is a fragment of the reference's message:
 it proves the cell breaks the rule it names, not an earlier one.
 
-An edit is one of a few general operators applied to a place: ``set`` a value, ``add`` to an integer
-(or a decimal string), ``swap`` the first two items of an array, ``dup`` its first item, ``drop`` the
-item at an index, ``delete`` a member, ``rederive_pool_id`` (a pool's id from its compatibility key). A
-place is a path whose steps are member names, array indices or selectors (``{"base_resource_id":
-"resource.a"}``: the first array item with those members).
+The edits are ``strategies.json_edits`` edits (re-deriving a pool's id from its compatibility key is an
+``apply``).
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Final
 
 from reference import api
-from reference.canonical import JsonValue, direct_bytes
+from reference.canonical import direct_bytes
 from reference.plan.memory.identities import pool_id_for
 from strategies.forged_wire import SERIALIZATION, PlanTarget, rehash_plan_json
 from strategies.forgery import reference_targets
+from strategies.json_edits import Edit, Step, apply_edits
 from strategies.policy import reusable_bucket
 
 __all__ = ["WIRE_CELLS", "WireCell", "forged_wire", "wire_targets"]
-
-Step = str | int | Mapping[str, JsonValue]
-
-_OPERATORS: Final = frozenset({"set", "add", "swap", "dup", "drop", "delete", "rederive_pool_id"})
-
-
-@dataclass(frozen=True, slots=True)
-class Edit:
-    """``op`` (with ``arg``) at ``path``; ``set`` at a missing member adds it."""
-
-    path: tuple[Step, ...]
-    op: str
-    arg: Any = None
-
 
 @dataclass(frozen=True, slots=True)
 class WireCell:
@@ -59,8 +42,8 @@ class WireCell:
     reseal: bool = True
 
     def __post_init__(self) -> None:
-        if not self.edits or any(edit.op not in _OPERATORS for edit in self.edits):
-            raise ValueError(f"{self.name}: no edit or an unknown wire edit")
+        if not self.edits:
+            raise ValueError(f"{self.name}: no edit")
 
 
 def _reusable_policy(target: PlanTarget, name: str) -> PlanTarget:
@@ -90,59 +73,15 @@ def wire_targets() -> dict[str, PlanTarget]:
     return targets
 
 
-def _step(container: Any, step: Step) -> Any:
-    """The key or index ``step`` names in ``container``."""
-    if isinstance(step, Mapping):
-        assert isinstance(container, list), f"selector {step} on a non-array"
-        for index, item in enumerate(container):
-            if isinstance(item, dict) and all(item.get(k) == v for k, v in step.items()):
-                return index
-        raise LookupError(f"no array item matches {dict(step)}")
-    return step
-
-
-def _edited(value: Any, op: str, arg: Any) -> Any:
-    if op == "set":
-        return copy.deepcopy(arg)
-    if op == "rederive_pool_id":
-        return {**value, "pool_id": pool_id_for(value["compatibility"]).value}
-    if op == "add":
-        if isinstance(value, str):
-            return str(int(value) + arg)
-        assert isinstance(value, int) and not isinstance(value, bool)
-        return value + arg
-    assert isinstance(value, list), f"{op} on a non-array"
-    if op == "swap":
-        return [value[1], value[0], *value[2:]]
-    if op == "dup":
-        return [value[0], *value]
-    if op == "drop":
-        items = list(value)
-        del items[arg]
-        return items
-    raise AssertionError(op)
-
-
-def _apply(raw: Any, path: tuple[Step, ...], op: str, arg: Any) -> Any:
-    if op == "delete" and not path:
-        return {k: v for k, v in raw.items() if k != arg}
-    if not path:
-        return _edited(raw, op, arg)
-    key = _step(raw, path[0])
-    copied = list(raw) if isinstance(raw, list) else dict(raw)
-    if op == "set" and len(path) == 1 and isinstance(raw, dict) and key not in raw:
-        copied[key] = copy.deepcopy(arg)
-    else:
-        copied[key] = _apply(raw[key], path[1:], op, arg)
-    return copied
+def _rederive_pool_id(pool: Any) -> Any:
+    """The pool with its id derived again from its compatibility key."""
+    return {**pool, "pool_id": pool_id_for(pool["compatibility"]).value}
 
 
 def forged_wire(cell: WireCell) -> tuple[PlanTarget, bytes]:
     """The base target and the edited (and, unless told otherwise, re-sealed) wire bytes of ``cell``."""
     target = wire_targets()[cell.target]
-    forged = target.raw()
-    for edit in cell.edits:
-        forged = _apply(forged, edit.path, edit.op, edit.arg)
+    forged = apply_edits(target.raw(), cell.edits)
     return target, direct_bytes(rehash_plan_json(forged) if cell.reseal else forged)
 
 
@@ -221,7 +160,8 @@ WIRE_CELLS: Final[tuple[WireCell, ...]] = (
        Edit((*_POOLS, 0, "resource_ids"), "drop", 1)),
     _c("pool_without_members", "plan_fixture", "05.7.8/pool_id_derived",
        "dynamic backing pool has no descriptor members",
-       Edit((*_POOLS, 0, "compatibility", "alignment_bytes"), "set", 128), Edit((*_POOLS, 0), "rederive_pool_id")),
+       Edit((*_POOLS, 0, "compatibility", "alignment_bytes"), "set", 128),
+       Edit((*_POOLS, 0), "apply", _rederive_pool_id)),
     _c("pool_request_minimum_overflows", "plan_fixture", "05.7.8/pool_request_and_sequence_minima",
        "pool request minimum overflows",
        Edit((*_DESC, _INPUT, "demand", "fixed", "bytes"), "set", _BIG),

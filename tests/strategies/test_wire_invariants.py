@@ -11,7 +11,7 @@ from conformance.rules import catalogue
 from reference.canonical import canonical_bytes, sha256_hex
 from reference.errors import Serialization
 from reference.plan.decode import decode_untrusted
-from strategies.wire_invariants import WIRE_CELLS, Edit, WireCell, _apply, forged_wire, wire_targets
+from strategies.wire_invariants import WIRE_CELLS, WireCell, forged_wire, wire_targets
 
 
 def test_cell_names_are_unique_and_rules_are_catalogued() -> None:
@@ -43,17 +43,6 @@ def test_the_reusable_targets_carry_reusable_memory_and_a_checkpoint_capacity() 
         assert memory["checkpoint_capacity"] == {"maximum_retained_bytes": 4096}
 
 
-def test_edit_operators() -> None:
-    doc = {"a": [{"id": "x", "n": 1}, {"id": "y", "n": "7"}], "b": {"c": 1}}
-    assert _apply(doc, ("a", {"id": "y"}, "n"), "add", 2)["a"][1]["n"] == "9"
-    assert _apply(doc, ("a", 0, "n"), "add", -1)["a"][0]["n"] == 0
-    assert _apply(doc, ("a",), "swap", None)["a"] == [doc["a"][1], doc["a"][0]]
-    assert _apply(doc, ("a",), "dup", None)["a"] == [doc["a"][0], *doc["a"]]
-    assert _apply(doc, ("a",), "drop", -1)["a"] == [doc["a"][0]]
-    assert _apply(doc, ("b",), "delete", "c")["b"] == {}
-    assert _apply(doc, ("b", "d"), "set", [1])["b"] == {"c": 1, "d": [1]}
-    assert doc == {"a": [{"id": "x", "n": 1}, {"id": "y", "n": "7"}], "b": {"c": 1}}
-    with pytest.raises(LookupError):
-        _apply(doc, ("a", {"id": "z"}, "n"), "set", 0)
-    with pytest.raises(ValueError, match="unknown wire edit"):
-        WireCell("bad", "plan_fixture", (Edit((), "rotate"),), "r", "x")
+def test_a_cell_needs_an_edit() -> None:
+    with pytest.raises(ValueError, match="no edit"):
+        WireCell("bad", "plan_fixture", (), "r", "x")
