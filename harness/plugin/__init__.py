@@ -19,7 +19,7 @@ from harness.options import add_to_pytest
 from harness.plugin.counterexamples import CounterexampleRecorder
 from harness.plugin.fuzzing import FuzzSession
 from harness.plugin.hooks import VnextHooks
-from harness.plugin.run import ConformanceRun
+from harness.plugin.run import ConformanceRun, JunitPublisher
 from harness.plugin.settings import RunSettings
 from harness.protocol.operations import Level
 from harness.under_test import BackendUnderTest
@@ -52,6 +52,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "rules(*ids): the contract rules the case checks (ids or fnmatch patterns)")
     run = ConformanceRun(config, RunSettings.from_config(config))
     config.pluginmanager.register(run, PLUGIN_NAME)
+    if run.junit_path is not None:
+        config.pluginmanager.register(JunitPublisher(config, run.junit_path), f"{PLUGIN_NAME}-junit")
     if run.settings.fuzzing and run.explicit:
         config.pluginmanager.register(FuzzSession(config, run), FUZZ_PLUGIN_NAME)
 

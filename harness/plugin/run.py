@@ -80,6 +80,23 @@ def _junit_to_partial(config: pytest.Config) -> Path | None:
     return final
 
 
+class JunitPublisher:
+    """Moves the JUnit file into place before pytest's terminal summary names it (so it names the final path)."""
+
+    def __init__(self, config: pytest.Config, final: Path) -> None:
+        self.config = config
+        self.final = final
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_terminal_summary(self) -> None:
+        from _pytest.junitxml import xml_key
+
+        files.publish(self.final)
+        xml = self.config.stash.get(xml_key, None)
+        if xml is not None:
+            xml.logfile = str(self.final)
+
+
 def _children() -> list[int]:
     """Pids of this process's children (xdist workers, served backends), from ``/proc``."""
     me = str(os.getpid())

@@ -37,6 +37,7 @@ def run(tmp_path: Path, backend: str, *extra: str) -> tuple[int, list[dict[str, 
     )
     assert report.exists(), proc.stdout + proc.stderr
     assert junit.exists(), proc.stdout + proc.stderr
+    assert f"generated xml file: {junit}" in proc.stdout and ".partial" not in proc.stdout, proc.stdout
     records = read_jsonl(report)
     validator = schemas.validator("protocol/report.json")
     for record in records:
