@@ -106,6 +106,8 @@ class Reach:
     sites: tuple[RaiseSite, ...]
     counted: tuple[RaiseSite, ...]
     reached: tuple[RaiseSite, ...]
+    #: Sites marked internal that the run reached anyway: each contradicts its internal claim.
+    internal_reached: tuple[RaiseSite, ...] = ()
 
     @property
     def share(self) -> float:
@@ -118,14 +120,14 @@ class Reach:
 
 def measure(lines: dict[str, set[int]], raised: set[str], rules: RuleCatalogue) -> Reach:
     sites = census()
+
+    def ran(site: RaiseSite) -> bool:
+        return (site.line in lines.get(site.path, set()) if is_statement(site) else False) or site.key in raised
+
     counted = tuple(site for site in sites if not internal(site, rules))
-    reached = tuple(
-        site
-        for site in counted
-        if (site.line in lines.get(site.path, set()) if is_statement(site) else site.key in raised)
-        or site.key in raised
-    )
-    return Reach(sites, counted, reached)
+    reached = tuple(site for site in counted if ran(site))
+    contradicted = tuple(site for site in sites if internal(site, rules) and ran(site))
+    return Reach(sites, counted, reached, contradicted)
 
 
 def _needs(site: RaiseSite, rules: RuleCatalogue) -> str:
@@ -150,6 +152,7 @@ def report(reach: Reach, rules: RuleCatalogue) -> dict[str, Any]:
         "counted": len(reach.counted),
         "reached": len(reach.reached),
         "share": round(reach.share, 4),
+        "internal_reached": [site.location for site in reach.internal_reached],
         "unreached": {need: dict(sorted(by_rule.items())) for need, by_rule in sorted(groups.items())},
     }
 
@@ -160,6 +163,8 @@ def _print(summary: dict[str, Any]) -> None:
         f"{summary['counted']} counted"
     )
     print(f"reached through the backend: {summary['reached']}/{summary['counted']} = {100 * summary['share']:.1f}%")
+    if summary["internal_reached"]:
+        print(f"marked internal but reached (each claim is wrong): {', '.join(summary['internal_reached'])}")
     for need, by_rule in summary["unreached"].items():
         count = sum(len(locations) for locations in by_rule.values())
         print(f"\nunreached, {need}: {count} sites")

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
-from conformance.reach.sites import SiteIndex, census, frames_of
+from conformance.reach.attribution import raise_sites
 from harness.backends.reference import ReferenceImplementation
 from reference.api import VNextError
 
@@ -24,23 +24,12 @@ __all__ = ["RECORD_DIRECTORY", "make"]
 RECORD_DIRECTORY: Final = "VNEXT_REACH_DIR"
 
 
-def _chain(exc: VNextError) -> list[VNextError]:
-    """``exc`` and the contract errors it was raised while handling (a decoder wraps a nested rule's error
-    as ``Serialization``): each was raised at its own site."""
-    chain: list[VNextError] = []
-    current: BaseException | None = exc
-    while isinstance(current, VNextError) and current not in chain:
-        chain.append(current)
-        current = current.__context__
-    return chain
-
-
 class RecordingReference(ReferenceImplementation):
     """The reference; each answered contract error's site is recorded."""
 
     def __init__(self, directory: Path) -> None:
+        super().__init__()
         self._record = directory / f"raised-{os.getpid()}"
-        self._index: SiteIndex | None = None
 
     def _recorded(self, function: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(function)
@@ -48,9 +37,7 @@ class RecordingReference(ReferenceImplementation):
             try:
                 return function(*args, **kwargs)
             except VNextError as exc:
-                if self._index is None:
-                    self._index = SiteIndex(census())
-                keys = [site.key for site in (self._index.in_traceback(frames_of(e)) for e in _chain(exc)) if site]
+                keys = [site.key for site in raise_sites(exc)]
                 if keys:
                     with self._record.open("a", encoding="utf-8") as out:
                         out.write("".join(key + "\n" for key in keys))

@@ -23,10 +23,12 @@ __all__ = [
     "CheckedRules",
     "NotApplicable",
     "NotApplicableReason",
+    "backend_asked",
     "case_id_for",
     "exercise",
     "known_suites",
     "not_applicable",
+    "observe",
     "suite_of",
     "suite_of_module",
 ]
@@ -99,13 +101,36 @@ def known_suites() -> list[str]:
 
 @dataclass
 class CheckedRules:
-    """The rules the running case has said it checks (ids expanded by ``expand``)."""
+    """The rules the running case has said it checks (ids expanded by ``expand``), and those it showed it checks:
+    the rules of each refusal the reference oracle raised (``observed``), which count once the case has also
+    asked the backend under test (``backend_asked``), so a case that compared nothing is credited nothing."""
 
     expand: Callable[[Sequence[str]], tuple[str, ...]]
     ids: list[str] = field(default_factory=list)
+    observed: list[str] = field(default_factory=list)
+    backend_asked: bool = False
+
+    def checked(self) -> tuple[str, ...]:
+        """The declared rules, then the observed ones when the backend was asked (each once, in order)."""
+        found = [*self.ids, *self.observed] if self.backend_asked else self.ids
+        return tuple(dict.fromkeys(found))
 
 
 CURRENT_RULES: contextvars.ContextVar[CheckedRules | None] = contextvars.ContextVar("vnext_rules", default=None)
+
+
+def observe(rule_ids: Sequence[str]) -> None:
+    """The reference oracle refused an input of the running case at a site implementing ``rule_ids``."""
+    current = CURRENT_RULES.get()
+    if current is not None:
+        current.observed.extend(rule_ids)
+
+
+def backend_asked() -> None:
+    """The running case sent an operation to the backend under test."""
+    current = CURRENT_RULES.get()
+    if current is not None:
+        current.backend_asked = True
 
 
 def exercise(*rule_ids: str) -> None:

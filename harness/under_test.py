@@ -10,14 +10,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from harness.cases import not_applicable
+from harness.cases import backend_asked, not_applicable
 from harness.connection.client import Client
 from harness.outcome import Outcome
 from harness.protocol.description import BackendDescription
 from harness.protocol.operations import Operation, Operations
 from reference.api import OperationNotSupported
 
-__all__ = ["BackendUnderTest"]
+__all__ = ["BACKEND_ROLE", "BackendUnderTest"]
+
+#: The role of the backend under test (the oracle has another).
+BACKEND_ROLE = "backend"
 
 FreshFactory = Callable[[Mapping[str, str]], Client]
 
@@ -31,7 +34,7 @@ class BackendUnderTest(Operations):
         description: BackendDescription,
         *,
         spec: str,
-        role: str = "backend",
+        role: str = BACKEND_ROLE,
         fresh: FreshFactory | None = None,
     ) -> None:
         self.client = client
@@ -59,8 +62,13 @@ class BackendUnderTest(Operations):
             f"the {self.role} declares {operation.name!r} in describe but answered that it is not implemented"
         )
 
+    def _asked(self) -> None:
+        if self.role == BACKEND_ROLE:
+            backend_asked()
+
     def call(self, operation: Operation[Any], args: tuple[Any, ...]) -> Any:
         self._gate(operation)
+        self._asked()
         try:
             return self.client.call(operation, args)
         except OperationNotSupported:
@@ -69,6 +77,7 @@ class BackendUnderTest(Operations):
     def outcome(self, operation: Operation[Any], params: dict[str, Any]) -> Outcome:
         """The outcome of sending protocol ``params`` as they are (gated like a call)."""
         self._gate(operation)
+        self._asked()
         try:
             return self.client.outcome(operation, params)
         except OperationNotSupported:

@@ -29,6 +29,7 @@ from strategies.policy import reusable_bucket
 
 __all__ = ["WIRE_CELLS", "WireCell", "forged_wire", "wire_targets"]
 
+
 @dataclass(frozen=True, slots=True)
 class WireCell:
     """Every edit applied to the ``target`` wire, re-sealed, must be refused with ``kind`` because of ``rule``."""

@@ -267,9 +267,12 @@ def _rules_on(comments: Mapping[int, str], lines: tuple[int, int]) -> tuple[str,
     return ()
 
 
-def scan_source(path: str, source: str, factories: Mapping[str, str] | None = None) -> list[RaiseSite]:
-    """The sites of one module's source (``factories``: names of error factories visible to it)."""
-    tree = ast.parse(source)
+def scan_source(
+    path: str, source: str, factories: Mapping[str, str] | None = None, tree: ast.Module | None = None
+) -> list[RaiseSite]:
+    """The sites of one module's source (``factories``: names of error factories visible to it; ``tree``: the
+    source already parsed)."""
+    tree = ast.parse(source) if tree is None else tree
     visible = {**_factories(tree), **(factories or {})}
     scanner = _Scanner(path, visible, _stored_errors(tree))
     scanner.visit(tree)
@@ -312,9 +315,9 @@ def census(root: Path | None = None) -> tuple[RaiseSite, ...]:
     for path in _python_files(base):
         relative = _relative(base, path)
         source = path.read_text(encoding="utf-8")
-        tree = ast.parse(source)
+        tree = _parse(path)
         visible = _imported_factories(tree, relative, all_factories)
-        found = scan_source(relative, source, visible)
+        found = scan_source(relative, source, visible, tree)
         if relative in _SKIPPED:
             found = [site for site in found if site.error_class != GENERIC_CLASS and "error()" not in site.source]
         sites.extend(found)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -9,11 +10,19 @@ from harness.identity import suite_version
 from harness.protocol.description import BackendDescription, ContractIdentity, Implementation
 from reference import api
 
-__all__ = ["ReferenceImplementation", "make"]
+__all__ = ["ErrorObserver", "ReferenceImplementation", "make"]
+
+#: Called with each contract error an operation raises (its traceback intact), before it is answered.
+ErrorObserver = Callable[[api.VNextError], None]
 
 
 class ReferenceImplementation:
-    """Serves ``reference.api``; ``describe`` lists what it implements."""
+    """Serves ``reference.api``; ``describe`` lists what it implements; ``observer`` sees every refusal."""
+
+    _observer: ErrorObserver | None = None
+
+    def __init__(self, observer: ErrorObserver | None = None) -> None:
+        self._observer = observer
 
     def describe(self) -> BackendDescription:
         return BackendDescription(
@@ -26,10 +35,22 @@ class ReferenceImplementation:
         )
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
-        if name in api.supported_operations():
-            function: Callable[..., Any] = getattr(api, name)
+        if name not in api.supported_operations():
+            raise AttributeError(name)
+        function: Callable[..., Any] = getattr(api, name)
+        observer = self._observer
+        if observer is None:
             return function
-        raise AttributeError(name)
+
+        @functools.wraps(function)
+        def observed(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return function(*args, **kwargs)
+            except api.VNextError as error:
+                observer(error)
+                raise
+
+        return observed
 
 
 def make() -> ReferenceImplementation:

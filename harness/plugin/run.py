@@ -17,6 +17,7 @@ import shlex
 import signal
 import threading
 from collections import Counter
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ import pytest
 from hypothesis import settings as hypothesis_settings
 from hypothesis.configuration import set_hypothesis_home_dir
 
-from harness.cases import CURRENT_RULES, CheckedRules, NotApplicable
+from harness.cases import CURRENT_RULES, CheckedRules, NotApplicable, observe
 from harness.certificate import RunFacts, certificate_path, run_certificate, write_certificate
 from harness.collector import freeze_setup, tune_collector
 from harness.connection.faults import FaultKind
@@ -48,6 +49,7 @@ from harness.reports.markdown import render_markdown
 from harness.reports.result import RunResult
 from harness.reports.summary import render_summary
 from harness.rules import RuleCatalogue, RuleTally, UnknownRule
+from reference.api import VNextError
 
 __all__ = ["FUZZ_FACTS", "ConformanceRun"]
 
@@ -154,6 +156,8 @@ class ConformanceRun:
         self.settings = settings
         self.junit_path = _junit_to_partial(config)
         self.session = BackendSession(settings)
+        self.session.oracle_observer = self._observe_oracle
+        self._error_rules: Callable[[VNextError], Sequence[str]] | object | None = _UNSET
         self.counterexamples = CounterexampleRecorder(settings.counterexample_dir)
         self.explicit = bool(
             config.getoption("vnext_backend") != "reference"
@@ -356,7 +360,21 @@ class ConformanceRun:
 
     def checked_rules(self) -> tuple[str, ...]:
         """The rules the running case has declared so far."""
-        return tuple(self._checked.ids) if self._checked is not None else ()
+        return self._checked.checked() if self._checked is not None else ()
+
+    def _observe_oracle(self, error: VNextError) -> None:
+        """Credit the running case with the reachable rules of the oracle's refusal (``pytest_vnext_error_rules``)."""
+        if self._checked is None:
+            return
+        if self._error_rules is _UNSET:
+            self._error_rules = self.config.hook.pytest_vnext_error_rules(config=self.config)
+        if not callable(self._error_rules):
+            return
+        catalogue = self.catalogue()
+        if catalogue is None:
+            return
+        rules = [rule for rule in self._error_rules(error) if rule in catalogue.by_id]
+        observe([rule for rule in rules if catalogue.by_id[rule].reachable])
 
     def catalogue(self) -> RuleCatalogue | None:
         """The suites' rule catalogue (asked once, through ``pytest_vnext_rule_catalogue``)."""
@@ -413,7 +431,7 @@ class ConformanceRun:
                     faults=self.session.faults_since(self._fault_mark),
                     counterexamples=self.counterexamples.written,
                     stderr=self.session.stderr_since(self._stderr_mark),
-                    rules=self._checked.ids if self._checked is not None else (),
+                    rules=self._checked.checked() if self._checked is not None else (),
                     examples=self.examples.examples if self.examples is not None else None,
                 )
             )

@@ -1,0 +1,104 @@
+"""A case is credited with the rules of the oracle's refusals once it asked the backend too.
+
+The raise site of a contract error is found in its traceback; the census behind the lookup is cached in a
+file named by the sources' digest, rebuilt when missing or malformed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conformance.reach import attribution
+from conformance.reach.sites import census, reference_root
+from harness.backends.reference import ReferenceImplementation
+from harness.cases import CURRENT_RULES, CheckedRules, backend_asked, observe
+from reference import api
+
+from .helpers import ROOT, cases, read_jsonl, run_cli
+
+
+def _refusal() -> api.VNextError:
+    with pytest.raises(api.VNextError) as info:
+        api.check_identity("capability", "")
+    return info.value
+
+
+def test_the_rules_of_a_refusal_are_those_of_its_raise_site() -> None:
+    error = _refusal()
+    assert [site.location for site in attribution.raise_sites(error)] == ["reference/ids.py:113"]
+    assert attribution.error_rules(error) == ("01.1.1/identity_empty",)
+
+
+def test_a_wrapped_refusal_credits_the_nested_site_too() -> None:
+    with pytest.raises(api.VNextError) as info:
+        api.build_plan({"scenario_version": 2})
+    sites = attribution.raise_sites(info.value)
+    assert sites and all(site.rules for site in sites)
+    assert set(attribution.error_rules(info.value)) == {rule for site in sites for rule in site.rules}
+
+
+def test_observed_rules_count_only_once_the_backend_was_asked() -> None:
+    checked = CheckedRules(tuple, ["a"])
+    token = CURRENT_RULES.set(checked)
+    try:
+        observe(["b", "a"])
+        assert checked.checked() == ("a",)
+        backend_asked()
+        assert checked.checked() == ("a", "b")
+    finally:
+        CURRENT_RULES.reset(token)
+    observe(["c"])  # outside a case: nothing to credit, no error
+    assert checked.checked() == ("a", "b")
+
+
+def test_the_reference_shows_each_refusal_to_its_observer_and_still_raises_it() -> None:
+    seen: list[api.VNextError] = []
+    observed = ReferenceImplementation(seen.append)
+    with pytest.raises(api.VNextError) as info:
+        observed.check_identity("capability", "")
+    assert seen == [info.value] and info.value.__traceback__ is not None
+    observed.check_identity("capability", "capability.a")
+    assert len(seen) == 1
+    assert ReferenceImplementation().check_identity is api.check_identity
+
+
+def test_the_census_cache_is_the_census_and_is_rebuilt_when_broken(tmp_path: Path) -> None:
+    expected = census()
+    assert attribution.cached_census(directory=tmp_path) == expected
+    (written,) = tmp_path.glob("census-*.json")
+    assert written.name == f"census-{attribution.census_digest(reference_root())}.json"
+    assert attribution.cached_census(directory=tmp_path) == expected
+    for broken in ("{", "[]x", json.dumps({"path": 1}), json.dumps([{"path": "x"}])):
+        written.write_text(broken, encoding="utf-8")
+        assert attribution.cached_census(directory=tmp_path) == expected
+    assert json.loads(written.read_text(encoding="utf-8"))  # rewritten whole
+
+
+def test_a_stale_cache_file_is_not_read(tmp_path: Path) -> None:
+    (tmp_path / "census-0000.json").write_text("[]", encoding="utf-8")
+    assert attribution.cached_census(directory=tmp_path) == census()
+
+
+def test_an_unwritable_cache_directory_only_costs_the_scan(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("", encoding="utf-8")
+    assert attribution.cached_census(directory=blocker / "below") == census()
+
+
+def test_a_run_credits_matrix_cases_with_the_rules_of_their_refusals(tmp_path: Path) -> None:
+    """``test_resolution_rejection_matrix`` declares no rule; each cell is credited with what the oracle refused."""
+    report = tmp_path / "r.jsonl"
+    proc = run_cli(
+        "run", "--profile", "ci", "-n", "0", "--report-json", str(report),
+        *(f"--case=rejection_matrix/test_resolution_rejection_matrix[plan_fixture-{cell}]"
+          for cell in ("capability_absent", "dimension_grown", "drop_resolution")),
+        cwd=ROOT,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    records = cases(read_jsonl(report))
+    assert len(records) == 3
+    for case_id, record in records.items():
+        assert record["rules"], f"{case_id} is credited with no rule"
