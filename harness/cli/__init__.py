@@ -1,111 +1,26 @@
-"""The ``vnext-conformance`` command line.
+"""The ``vnext-conformance`` command line (``harness.cli.commands``).
 
-Every command ends with one of the statuses of ``harness.cli.exits.Exit`` (0 passed, 1 failed,
-2 usage error, 3 backend unavailable, 4 interrupted) and reports a problem in one line on
-stderr, never a traceback.
+``serve`` takes a path of its own that imports neither pytest nor Hypothesis, so a served backend starts
+in a fraction of the time the full command line takes to import; every other command, and ``serve --help``,
+goes through the full parser. Every command ends with one of the statuses of ``harness.cli.exits.Exit``.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
-from collections.abc import Callable, Sequence
-from typing import NoReturn
+from collections.abc import Sequence
 
-from harness.cli.certificate import add_certificate_arguments
-from harness.cli.describe import describe
-from harness.cli.exits import Exit
-from harness.cli.fuzz import add_fuzz_arguments, fuzz
-from harness.cli.plans import build, hash_wire, revalidate, wire_hash_report
-from harness.cli.replay import replay
-from harness.cli.report import add_report_arguments, render_reports
-from harness.cli.run import add_run_arguments, list_cases, pytest_args, run
-from harness.cli.serve import serve
-from harness.identity import suite_version
-from harness.options import add_to_parser
+__all__ = ["main"]
 
-__all__ = ["Exit", "build_parser", "main", "pytest_args", "wire_hash_report"]
-
-_DESCRIPTION = """\
-Conformance suites and harness for the ferrum vnext planning contract.
-
-Commands:
-  run         run the conformance suites against a backend (pytest underneath)
-  fuzz        fuzz a backend with the generated cases for a time budget, over N processes
-  certificate compare conformance certificates: certificate diff OLD NEW (exit 1 on a regression)
-  list        print the case ids a run would run (with the same --only/--skip/--case)
-  serve       serve a backend (the reference by default) over the JSON-lines protocol
-  replay      replay scenario bundles (counterexamples, corpus files) against a backend
-  describe    print a backend's describe result
-  report      render Markdown, HTML and badge reports from a run's JSON-lines report
-  build       build a scenario's execution plan with the reference and print its exact wire
-  revalidate  decode a plan wire untrusted and revalidate it against a scenario
-  hash        recompute a plan wire's hash and check plan_hash and plan_id
-
-Exit status: 0 passed, 1 failed, 2 usage error, 3 backend unavailable, 4 interrupted.
-"""
-
-
-class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line (and a pointer to ``--help``), exit status 2."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(Exit.USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
-
-
-def _command(
-    sub: argparse._SubParsersAction,  # type: ignore[type-arg]
-    name: str,
-    help_text: str,
-    handler: Callable[[argparse.Namespace], int],
-) -> argparse.ArgumentParser:
-    parser: argparse.ArgumentParser = sub.add_parser(name, help=help_text, description=help_text)
-    add_to_parser(parser, name)
-    parser.set_defaults(func=handler)
-    return parser
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog="vnext-conformance", description=_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {suite_version()}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
-    add_run_arguments(_command(sub, "run", "run the conformance suites against a backend", run))
-    add_fuzz_arguments(
-        _command(sub, "fuzz", "fuzz a backend with the generated cases for a time budget, over N processes", fuzz)
-    )
-    certificate = sub.add_parser(
-        "certificate",
-        help="compare conformance certificates",
-        description="compare conformance certificates (written at the end of every run and fuzz)",
-    )
-    add_certificate_arguments(certificate, _Parser)
-    _command(sub, "list", "print the case ids a run with the same --only/--skip/--case would run", list_cases)
-    _command(sub, "serve", "serve a backend over the JSON-lines protocol on stdin/stdout", serve)
-    _command(sub, "replay", "replay scenario bundles against a backend", replay).add_argument(
-        "files", nargs="+", help="bundle files"
-    )
-    _command(sub, "describe", "print a backend's describe result", describe)
-    add_report_arguments(
-        _command(sub, "report", "render Markdown, HTML and badge reports from a JSON-lines report", render_reports)
-    )
-    built = _command(sub, "build", "build a scenario's execution plan and print its exact wire", build)
-    built.add_argument("--scenario", required=True, help="scenario document (JSON)")
-    checked = _command(
-        sub, "revalidate", "decode a plan wire untrusted and revalidate it against a scenario", revalidate
-    )
-    checked.add_argument("--scenario", required=True, help="scenario document (JSON)")
-    checked.add_argument("--plan", required=True, help="execution plan wire (JSON)")
-    hashed = _command(sub, "hash", "recompute a plan wire's hash and check plan_hash and plan_id", hash_wire)
-    hashed.add_argument("--plan", required=True, help="execution plan wire (JSON)")
-    return parser
+_HELP = frozenset({"-h", "--help"})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        return int(args.func(args))
-    except KeyboardInterrupt:
-        print("vnext-conformance: interrupted", file=sys.stderr)
-        return Exit.INTERRUPTED
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["serve"] and not _HELP.intersection(args):
+        from harness.cli.serve import serve_main
+
+        return serve_main(args[1:])
+    from harness.cli.commands import main as full
+
+    return full(args)

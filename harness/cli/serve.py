@@ -4,13 +4,30 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 
 from harness.backends import BackendLoadError, implementation, parse_spec
 from harness.cli.exits import Exit
+from harness.cli.parsing import UsageParser
+from harness.options import add_to_parser
 from harness.protocol.server import Server, serve_stream
 from harness.protocol.validation import SchemaCheck
 
-__all__ = ["serve"]
+__all__ = ["SERVE_HELP", "serve", "serve_main", "serve_parser"]
+
+SERVE_HELP = "serve a backend over the JSON-lines protocol on stdin/stdout"
+
+
+def serve_parser() -> argparse.ArgumentParser:
+    """The ``serve`` command's own parser (the same options as ``vnext-conformance serve`` in the full one)."""
+    parser = UsageParser(prog="vnext-conformance serve", description=SERVE_HELP)
+    add_to_parser(parser, "serve")
+    return parser
+
+
+def serve_main(argv: Sequence[str]) -> int:
+    """``vnext-conformance serve ARGS`` without importing the rest of the command line."""
+    return serve(serve_parser().parse_args(argv))
 
 
 def serve(args: argparse.Namespace) -> int:

@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import enum
 
-import pytest
+__all__ = ["Exit", "PytestStatus", "run_exit"]
 
-__all__ = ["Exit", "run_exit"]
+
+class PytestStatus(enum.IntEnum):
+    """pytest's exit statuses (``pytest.ExitCode``, stable public values), without importing pytest."""
+
+    OK = 0
+    TESTS_FAILED = 1
+    INTERRUPTED = 2
+    INTERNAL_ERROR = 3
+    USAGE_ERROR = 4
+    NO_TESTS_COLLECTED = 5
 
 
 class Exit(enum.IntEnum):
@@ -33,8 +42,8 @@ def run_exit(pytest_status: int, *, unavailable: bool, stopped: str | None, fail
         return Exit.FAILED if failed else Exit.INTERRUPTED
     if stopped is not None:  # a deliberate stop: max-fail, time budget
         return Exit.FAILED if failed else Exit.PASSED
-    if pytest_status == pytest.ExitCode.INTERRUPTED:
+    if pytest_status == PytestStatus.INTERRUPTED:
         return Exit.INTERRUPTED
-    if pytest_status in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.NO_TESTS_COLLECTED):
+    if pytest_status in (PytestStatus.USAGE_ERROR, PytestStatus.NO_TESTS_COLLECTED):
         return Exit.USAGE
-    return Exit.PASSED if pytest_status == pytest.ExitCode.OK else Exit.FAILED
+    return Exit.PASSED if pytest_status == PytestStatus.OK else Exit.FAILED
