@@ -126,7 +126,7 @@ class PlanExecutor:
             or device.runtime_implementation_fingerprint != payload.device_runtime_implementation_fingerprint
             or device.total_memory_bytes != self.memory.device_capacity_bytes
         ):
-            raise InvalidExecutionPlan(  # rule: 03.13.2/preflight_descriptor
+            raise InvalidExecutionPlan(  # rule: 03.13.2/preflight_runtime_over_plan_device
                 reason=f"device runtime `{device.id}` is not the plan's admission device"
             )
 
