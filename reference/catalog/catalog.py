@@ -167,7 +167,7 @@ class CapabilityCatalog:
         try:
             return self.providers_for(operation_id)
         except (UnsupportedOperation, IncompatibleOperationVersion) as exc:
-            raise with_node(exc, node_id) from None  # rule: 03.11.4/node_lookup_sets_node_id
+            raise with_node(exc, node_id) from None  # rule: 03.11.4/providers_node_lookup_after_operation
 
     def engine_provider(self, provider_id: ProviderId, required_version: ContractVersion) -> EngineProviderDescriptor:
         """Absent or not satisfying ``required_version`` -> ``InvalidExecutionPlan``."""

@@ -157,7 +157,9 @@ class ProviderCompatibilityReport:
             or not (compatible or rejected)
             or any(not r.reasons for r in self.rejected)
         ):
-            raise invalid_plan("provider compatibility report has an invalid shape")  # rule: 03.11.4/report_shape
+            raise invalid_plan(  # rule: 03.11.4/report_shape_built_from_catalog
+                "provider compatibility report has an invalid shape"
+            )
 
     def to_wire(self) -> dict[str, Any]:
         return {

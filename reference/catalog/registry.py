@@ -103,7 +103,7 @@ class OperationRuntimeRegistry:
                     f"provider `{descriptor_p.provider_id}` has no operation contract `{descriptor_p.operation_id}`"
                 )
             if descriptor_p.operation_fingerprint != owner.descriptor().fingerprint():
-                raise invalid_plan(  # rule: 03.12.3/registry_provider_fingerprint
+                raise invalid_plan(  # rule: 03.12.3/registry_provider_fingerprint_from_catalog
                     f"provider `{descriptor_p.provider_id}` does not match its operation contract fingerprint"
                 )
             if descriptor_p.provider_id in by_provider:

@@ -77,7 +77,7 @@ def _range(buffers: Mapping[ResourceId, ReferenceBuffer], binding: ResolvedValue
     for component in binding.storage.components:
         buffer = buffers.get(component.resource_id)
         if buffer is None:
-            raise InvalidExecutionPlan(  # rule: 03.13.2/execute_runtime_failure
+            raise InvalidExecutionPlan(  # rule: 03.13.2/executor_bound_resources_live
                 reason=f"value `{binding.value_id}` is bound to `{component.resource_id}`, which is not live"
             )
         ranges.append((buffer, component.offset_bytes, component.length_bytes))
@@ -126,7 +126,7 @@ class PlanExecutor:
             or device.runtime_implementation_fingerprint != payload.device_runtime_implementation_fingerprint
             or device.total_memory_bytes != self.memory.device_capacity_bytes
         ):
-            raise InvalidExecutionPlan(  # rule: 03.13.2/preflight_descriptor
+            raise InvalidExecutionPlan(  # rule: 03.13.2/preflight_runtime_over_plan_device
                 reason=f"device runtime `{device.id}` is not the plan's admission device"
             )
 
@@ -156,7 +156,7 @@ class PlanExecutor:
         fence = self.runtime.submit(self._stream, DeviceCommandBatch.of(phase, commands, node))
         receipt = self.runtime.wait_fence(fence)
         if not receipt.terminal.succeeded:
-            raise InvalidExecutionPlan(  # rule: 03.13.2/execute_runtime_failure
+            raise InvalidExecutionPlan(  # rule: 03.13.2/executor_batches_succeed_on_the_reference_runtime
                 reason=f"device batch failed: {receipt.terminal.error}"
             )
 
@@ -205,7 +205,7 @@ class PlanExecutor:
                 self.weight_payloads[payload.component_id] = data
                 for resource_id, offset, length in placements[payload.component_id]:
                     if length != len(data):
-                        raise InvalidExecutionPlan(  # rule: 03.13.2/execute_runtime_failure
+                        raise InvalidExecutionPlan(  # rule: 03.13.2/weight_placement_length_from_schema
                             reason=f"weight component `{payload.component_id}` has {len(data)} B, placed in {length}",
                         )
                     buffer = self._buffers[resource_id]

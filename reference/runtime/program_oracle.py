@@ -30,7 +30,7 @@ def _weight_bytes(binding: ResolvedValueBinding, payloads: Mapping[WeightId, byt
     parts = []
     for c in binding.storage.components:
         if c.component_id is None or c.component_id not in payloads:
-            raise InvalidExecutionPlan(  # rule: 03.13.2/execute_runtime_failure
+            raise InvalidExecutionPlan(  # rule: 03.13.2/program_oracle_harness_side
                 reason=f"weight value `{binding.value_id}` has no materialized component"
             )
         parts.append(payloads[c.component_id])
@@ -58,7 +58,7 @@ def evaluate_program(
                 elif b.value_id in states:
                     values[b.value_id] = bytes(_length(b))
                 else:
-                    raise InvalidExecutionPlan(  # rule: 03.13.2/execute_runtime_failure
+                    raise InvalidExecutionPlan(  # rule: 03.13.2/program_oracle_harness_side
                         reason=f"value `{b.value_id}` is read before it is produced"
                     )
             operands.append(OperandValue(b.tensor.element_type, b.access, values[b.value_id]))
