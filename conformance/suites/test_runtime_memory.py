@@ -149,7 +149,16 @@ def _seed_scenarios() -> dict[str, dict[str, Any]]:
     }
     for variant in ("must_alias_exact", "may_alias_exact", "may_alias_distinct"):
         cases[f"graph_alias_{variant}"] = graph_scenario("alias", variant)
+    cases["plan_fixture_returns_its_input_and_weight"] = _returning_read_values(plan_fixture_scenario(0))
     return cases
+
+
+def _returning_read_values(scenario: dict[str, Any]) -> dict[str, Any]:
+    """``scenario`` whose program also returns its first input and its weight value: a program output may be an
+    input, state or weight value (02 §10.3 step 7), read back from the storage the nodes read it from."""
+    program = scenario["family"]["document"]["program"]
+    program["outputs"] = [*program["outputs"], program["inputs"][0], "value.weight"]
+    return scenario
 
 
 def _accepted(scenario: Mapping[str, Any]) -> bool:

@@ -277,11 +277,17 @@ class PlanExecutor:
             self._release(rid)
 
     # ------------------------------------------------------------------ bindings
-    def _binding(self, value_id: ProgramValueId, role: ResolvedValueRole | None) -> ResolvedValueBinding:
+    def _find_binding(self, value_id: ProgramValueId, role: ResolvedValueRole | None) -> ResolvedValueBinding | None:
         for node in self.plan.nodes:
             for binding in node.values:
                 if binding.value_id == value_id and (role is None or binding.role is role):
                     return binding
+        return None
+
+    def _binding(self, value_id: ProgramValueId, role: ResolvedValueRole | None) -> ResolvedValueBinding:
+        found = self._find_binding(value_id, role)
+        if found is not None:
+            return found
         raise InvalidExecutionPlan(  # rule: 03.13.2/execute_runtime_failure
             reason=f"program value `{value_id}` is not bound by any plan node"
         )
@@ -308,7 +314,9 @@ class PlanExecutor:
 
     def _read_output(self, value_id: ProgramValueId) -> bytes:
         assert self._stream is not None
-        binding = self._binding(value_id, ResolvedValueRole.OUTPUT)
+        # A program output may also be a program input, state or weight value (02 §10.3 step 7): its storage is
+        # then the one the nodes read it from.
+        binding = self._find_binding(value_id, ResolvedValueRole.OUTPUT) or self._binding(value_id, None)
         parts = []
         for c in binding.storage.components:
             layout = HostTransferLayout(c.element_type, c.length_bytes // c.element_type.size_bytes)

@@ -141,3 +141,15 @@ def test_malformed_execute_results_are_refused(mutate: object) -> None:
     mutate(wire)  # type: ignore[operator]
     with pytest.raises(ProtocolError):
         OPERATIONS["execute"].decode_result(wire)
+
+
+def test_a_program_output_that_is_an_input_or_weight_value_is_read_back_from_its_storage() -> None:
+    """02 §10.3 step 7: outputs may name input, state or weight values; execute returns their bytes."""
+    scenario = scenario_of("plan_fixture_returns_its_input_and_weight")
+    built = scenario_plan(scenario)
+    inputs = default_inputs(built)
+    result = execute_scenario(scenario, inputs, 2)
+    assert set(result.outputs) == {"value.output", "value.input", "value.weight"}
+    assert result.outputs["value.input"] == inputs["value.input"]
+    assert result.outputs["value.weight"] == weight_stream("weight.component", 16)
+    assert result.outputs == oracle_outputs(scenario, inputs)
