@@ -9,6 +9,8 @@ decoded as the error-object rules of 01 §6 say.
 
 from __future__ import annotations
 
+import copy
+import functools
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -94,6 +96,28 @@ def _declared_policy(validate_error: Any) -> Callable[[], dict[str, Any]]:
         return scenario
 
     return make
+
+
+def _specialized(edit: Callable[[dict[str, Any]], None]) -> Callable[[], dict[str, Any]]:
+    """The plan fixture whose profile specializes the weight schema into a copy ``edit`` changes."""
+
+    def make() -> dict[str, Any]:
+        scenario = base_scenario("plan_fixture")
+        document = scenario["family"]["document"]
+        schema = copy.deepcopy(document["weight_schema"])
+        edit(schema)
+        document["specialized_weight_schemas"] = {"fixture.f32": schema}
+        return scenario
+
+    return make
+
+
+def _add_tensor(schema: dict[str, Any]) -> None:
+    schema["tensors"].append({**schema["tensors"][0], "id": "weight.added"})
+
+
+def _rename_external(schema: dict[str, Any]) -> None:
+    schema["components"][0]["external_names"] = ["other.bin"]
 
 
 def _cell(name: str, rule: str, kind: str, reason: str, *edits: Edit, **fields: Any) -> ScenarioCell:
@@ -428,5 +452,169 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         _IMC,
         "role zero_points does not accept its encoding",
         _component("zero_points", {"dense": {"element_type": "f32"}}),
+    ),
+    # 02.10.1: semantic attribute values of a program node
+    _cell(
+        "attribute_text_empty",
+        "02.10.1/semantic_text_non_empty",
+        _EP,
+        "text attribute value must not be empty",
+        Edit((*_NODE, "attributes"), "set", {"attr.x": {"text": ""}}),
+    ),
+    _cell(
+        "attribute_integers_empty",
+        "02.10.1/semantic_integers_non_empty",
+        _EP,
+        "integer list attribute value must not be empty",
+        Edit((*_NODE, "attributes"), "set", {"attr.x": {"integers": []}}),
+    ),
+    _cell(
+        "attribute_rational_zero_denominator",
+        "02.10.1/rational_zero_denominator",
+        _SER,
+        "rational denominator must be non-zero",
+        Edit((*_NODE, "attributes"), "set", {"attr.x": {"rational": {"numerator": 1, "denominator": 0}}}),
+        **_DOCUMENT,
+    ),
+    _cell(
+        "attribute_unknown_variant",
+        "01.5/enum_variant_shape",
+        _SER,
+        "unknown variant 'bogus'",
+        Edit((*_NODE, "attributes"), "set", {"attr.x": {"bogus": 1}}),
+        **_DOCUMENT,
+    ),
+    _cell(
+        "node_work_unknown_variant",
+        "01.5/enum_variant_shape",
+        _SER,
+        "work: unknown variant 'bogus'",
+        Edit((*_NODE, "work"), "set", {"bogus": {}}),
+        **_DOCUMENT,
+    ),
+    # 02.10.1: a state's checkpoint contract
+    _cell(
+        "state_checkpoint_contract_version",
+        "02.10.1/checkpoint_contract_version",
+        _SER,
+        "state checkpoint contract must be 1.0",
+        Edit(
+            (*_STATE, "checkpoint"),
+            "set",
+            {
+                "completed_boundary": {
+                    "contract_version": {"major": 2, "minor": 0},
+                    "contents": "prefix_positions",
+                    "input_dependency": "exact_token_prefix",
+                }
+            },
+        ),
+        **_DOCUMENT,
+    ),
+    # 02.11.1: special-token collisions
+    _cell(
+        "collision_equal_roles",
+        "02.11.1/collision_equal_roles",
+        _SER,
+        "needs two distinct roles",
+        Edit(
+            (*_DOC, "semantic_metadata", "special_tokens", "collision_policy", "allowed"),
+            "set",
+            [{"first": "bos", "second": "bos"}],
+        ),
+        **_DOCUMENT,
+    ),
+    # 02.1 / 01.5: weight schema decoding
+    _cell(
+        "block_grid_axes_length",
+        "02.1/fixed_arrays_exact_length",
+        _SER,
+        "expected an array of exactly 2 axes",
+        Edit(
+            (*_SCHEMA, "tensors", 0, "physical_layout"),
+            "set",
+            {
+                "quantized_block_grid": {
+                    "packed_values": {"component_id": "weight.component"},
+                    "packed_dimensions": [4],
+                    "scales": {"component_id": "weight.component"},
+                    "block_axes": [0],
+                }
+            },
+        ),
+        **_DOCUMENT,
+    ),
+    _cell(
+        "rational_numerator_string",
+        "01.5/struct_wrong_json_type",
+        _SER,
+        "numerator: expected i64, got '1'",
+        Edit(
+            _COMPONENTS,
+            "append",
+            _component(
+                "values",
+                {
+                    "dense_affine": {
+                        "element_type": "f32",
+                        "scale": {"numerator": "1", "denominator": 1},
+                        "bias": dict(_ONE),
+                    }
+                },
+            ),
+        ),
+        **_DOCUMENT,
+    ),
+    # 02.6.2: specialized weight schemas may change only logical element types
+    ScenarioCell(
+        "specialization_adds_tensor",
+        "02.6.2/specialization_changes_physical",
+        _IMC,
+        "specialization added `weight.added`",
+        make=_specialized(_add_tensor),
+        fields={**_FAMILY, "field": "numerical_profile.weight_schema"},
+    ),
+    ScenarioCell(
+        "specialization_changes_component",
+        "02.6.2/specialization_changes_physical",
+        _IMC,
+        "specialization changed the physical weight schema",
+        make=_specialized(_rename_external),
+        fields={**_FAMILY, "field": "numerical_profile.weight_schema"},
+    ),
+    # 01.5: other documents of the scenario (decoded before the family is read)
+    _cell(
+        "catalog_materializers_not_object",
+        "01.5/struct_wrong_json_type",
+        _SER,
+        "$.weight_materializers: expected a JSON object",
+        Edit(("catalog", "weight_materializers"), "set", []),
+        context="decode catalog document",
+    ),
+    _cell(
+        "catalog_oracle_unknown_unit",
+        "01.5/enum_variant_shape",
+        _SER,
+        "oracle: unknown variant 'bogus'",
+        Edit(("catalog", "operations", 0, "oracle"), "set", "bogus"),
+        context="decode catalog document",
+    ),
+    _cell(
+        "policy_buckets_capped",
+        "01.5/decoded_array_capped",
+        _SER,
+        "66 items exceed the limit 65",
+        Edit(("policy", "wire", "reusable_execution"), "set", {"maximum_reusable_lanes": 1, "buckets": [0] * 66}),
+        **_POLICY_DOCUMENT,
+    ),
+    ScenarioCell(
+        "compile_tensor_specs_not_object",
+        "01.5/struct_wrong_json_type",
+        _SER,
+        "$.tensor_specs: expected a JSON object",
+        make=functools.partial(base_scenario, "plan_fixture"),
+        operation="compile_plan",
+        options={"tensor_specs": [], "required_capabilities": {}, "preferred_providers": {}},
+        fields={"context": "decode compile options"},
     ),
 )
