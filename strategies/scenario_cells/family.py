@@ -133,19 +133,21 @@ def _component_cell(name: str, rule: str, kind: str, reason: str, *components: d
 CELLS: Final[tuple[ScenarioCell, ...]] = (
     # 01.5 / 01.3.6: the scenario's outer shape
     _cell(
-        "scenario_version_unsupported",
+        "scenario_registries_per_resolution",
         "01.5/document_format_refused",
         _SER,
-        "unsupported scenario version 3",
-        Edit(("scenario_version",), "set", 3),
+        "$.resolution_registries: 2 entries for 1 resolutions",
+        Edit(("scenario_version",), "set", 2),
+        Edit(("family_registry",), "set", []),
+        Edit(("resolution_registries",), "set", [0, 0]),
         **_SCENARIO,
     ),
     _cell(
-        "scenario_weights_not_object",
+        "scenario_retention_not_string",
         "01.5/struct_wrong_json_type",
         _SER,
-        "$.weights: expected null or a JSON",
-        Edit(("weights",), "set", [1]),
+        "$.completion_retention[0]: expected a string",
+        Edit(("completion_retention",), "set", [1]),
         **_SCENARIO,
     ),
     ScenarioCell(
@@ -592,11 +594,11 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         context="decode catalog document",
     ),
     _cell(
-        "catalog_oracle_unknown_unit",
+        "catalog_oracle_unknown_variant",
         "01.5/enum_variant_shape",
         _SER,
         "oracle: unknown variant 'bogus'",
-        Edit(("catalog", "operations", 0, "oracle"), "set", "bogus"),
+        Edit(("catalog", "operations", 0, "oracle"), "set", {"bogus": {}}),
         context="decode catalog document",
     ),
     _cell(
