@@ -37,6 +37,7 @@ _DOCUMENT: Final = {"context": "decode model family document"}
 _POLICY_DOCUMENT: Final = {"context": "decode runtime policy document"}
 _FAMILY: Final = {"family_id": "family.synthetic"}
 _SCENARIO_CAP: Final = 16 * 1024 * 1024
+_EMPTY_ESTIMATE: Final = {"value_alignment_bytes": 16, "scratch": None, "persistent": None, "binding": None}
 
 
 def _component(role: str, encoding: Any, dimensions: tuple[int, ...] = (4,), name: str = "extra") -> dict[str, Any]:
@@ -618,5 +619,23 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         operation="compile_plan",
         options={"tensor_specs": [], "required_capabilities": {}, "preferred_providers": {}},
         fields={"context": "decode compile options"},
+    ),
+    # 01.5: a validating constructor's argument errors at a decode boundary (the planning registry document)
+    _cell(
+        "estimator_shaping_behavior_with_estimate",
+        "01.5/validating_wire_constructor_errors_are_serialization",
+        _SER,
+        "shapes the estimate; it cannot declare one",
+        Edit(("registry", "estimators", 0, "behavior"), "set", "missing_scratch"),
+        Edit(("registry", "estimators", 0, "estimate"), "set", _EMPTY_ESTIMATE),
+        **_SCENARIO,
+    ),
+    _cell(
+        "estimator_estimate_with_bytes",
+        "01.5/validating_wire_constructor_errors_are_serialization",
+        _SER,
+        "an estimator with a declared estimate has no scratch or persistent bytes",
+        Edit(("registry", "estimators", 0, "estimate"), "set", _EMPTY_ESTIMATE),
+        **_SCENARIO,
     ),
 )
