@@ -358,7 +358,7 @@ def loads_strict(
     if _SURROGATE_ESCAPE.search(text) and _has_surrogate(value):
         raise Serialization(context, "lone surrogate in a string")  # rule: 01.3.3/decode_lone_surrogate
     if not allow_floats and _scan(value, context):
-        raise Serialization(context, "floats are not allowed in this wire")  # rule: 01.3.3/decode_integer_out_of_range
+        raise Serialization(context, "floats are not allowed in this wire")  # rule: 01.3.3/decode_floats_on_request
     return value
 
 

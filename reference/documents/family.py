@@ -168,7 +168,7 @@ class FamilyDocument:
     @classmethod
     def from_wire(cls, raw: Any, context: str = DOCUMENT_CONTEXT) -> FamilyDocument:
         if _depth_exceeds(raw, MAX_JSON_DEPTH):
-            raise Serialization(  # rule: 01.3.3/decode_nesting_depth_128
+            raise Serialization(  # rule: 01.3.3/family_document_depth_prechecked
                 context, f"document nesting reaches {MAX_JSON_DEPTH}"
             )
         f = WireObject(raw, _TOP, _OPTIONAL, type_name="family document", context=context, path="$")

@@ -130,7 +130,7 @@ def _resolved_from_fields(raw: Any, context: str, path: str) -> ResolvedRuntimeP
 def policy_from_document(raw: Any, *, context: str = DOCUMENT_CONTEXT, path: str = "$") -> RuntimePolicy:
     """Build the policy a document describes (see the module docstring for error kinds)."""
     if not isinstance(raw, dict):
-        raise Serialization(  # rule: 01.5/struct_wrong_json_type
+        raise Serialization(  # rule: 01.5/policy_document_object_prechecked
             context, f"{path}: a runtime policy document must be a JSON object"
         )
     kind = read_enum(raw.get("kind"), DOCUMENT_KINDS, context=context, path=f"{path}.kind")

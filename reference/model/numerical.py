@@ -313,7 +313,7 @@ class FamilyNumericalProfiles:
             return (self.resolve(policy.require),)
         if not self.auto_preference:
             family = self.profiles[0].family_id.value if self.profiles else ""
-            raise InvalidModelConfig(  # rule: 02.6.2/unknown_profile
+            raise InvalidModelConfig(  # rule: 02.6.2/auto_candidates_unused
                 family_id=family, field=FIELD, reason="family has no automatic profile"
             )
         return tuple(self.resolve(pid) for pid in self.auto_preference)

@@ -21,7 +21,7 @@ def revalidate(unvalidated: UnvalidatedPreparedModelFamily, registry: ModelFamil
     fid = unvalidated.family_id.value
     registration = resolve(registry, unvalidated.family_id)
     if registration.family_id() != unvalidated.family_id:
-        raise InvalidModelConfig(  # rule: 02.7.5/registration_family_mismatch
+        raise InvalidModelConfig(  # rule: 02.7.5/resolved_registration_answers_its_family
             family_id=fid, field="registration.family_id", reason="registration answers for another family"
         )
     external = resolve_external(registry, unvalidated.external_metadata_id)

@@ -110,7 +110,7 @@ class StateCapacityDemand:
             return tensor_bytes
         total = checked_mul(self.bytes_per_token, self.maximum_tokens)
         if total is None:
-            raise InvalidExecutionPlan(  # rule: 02.10.1/token_scaled_overflow
+            raise InvalidExecutionPlan(  # rule: 02.10.1/theoretical_bytes_unused
                 reason="token-scaled state capacity overflows u64"
             )
         return total

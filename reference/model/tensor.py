@@ -187,7 +187,7 @@ class ProgramTensorSpec:
         elements = checked_product(self.dimensions)
         total = None if elements is None else checked_mul(elements, self.element_type.size_bytes)
         if total is None:
-            raise InvalidExecutionPlan(  # rule: 02.10.1/program_tensor_validate
+            raise InvalidExecutionPlan(  # rule: 02.10.1/program_tensor_byte_len_prevalidated
                 reason="program tensor byte length overflows u64"
             )
         return total
