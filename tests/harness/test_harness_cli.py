@@ -56,8 +56,18 @@ def outcomes(records: list[dict[str, Any]]) -> dict[str, str]:
     return {case_id: record["outcome"] for case_id, record in cases(records).items()}
 
 
-#: Fast suites that exercise every planning operation; the long generated suites run in CI's full runs.
-SAME_RESULT_SUITES = ("describe", "contract_vectors", "corpus", "family_catalog", "weights", "plan_wire")
+#: Fast suites that together send every operation but ``execute``; the long generated suites run in CI's full runs.
+SAME_RESULT_SUITES = (
+    "describe",
+    "contract_vectors",
+    "corpus",
+    "family_catalog",
+    "weights",
+    "plan_wire_matrix",
+    "identities",
+    "compile_plan",
+    "family_revalidation",
+)
 
 
 def test_reference_in_process_and_over_exec_give_the_same_results(tmp_path: Path) -> None:
