@@ -1,9 +1,130 @@
-"""Targeted scenario cells: plan checks (see ``strategies.scenario_cells``)."""
+"""Targeted scenario cells: plan checks (see ``strategies.scenario_cells``).
+
+Each cell passes the family, catalog and node-resolution checks (04 §9) and breaks one check that only the
+plan build (05 §3-§7) makes: the completion retention, the token work contract of a node (§4.6), the
+global storage aliasing and the semantic coverage of the program (§4.4-§4.5), the retained values (§7.10).
+"""
 
 from __future__ import annotations
 
-from typing import Final
+import dataclasses
+from collections.abc import Sequence
+from typing import Any, Final
 
+from reference.catalog.tensor_contract import SymbolDimension
+from reference.documents.catalog import catalog_to_document
+from seeds.catalogs import catalog_with_operation, operation, planning_document
+from strategies.budget import base_scenario
+from strategies.json_edits import Edit, apply_edits
 from strategies.scenario_cells.cell import ScenarioCell
 
-CELLS: Final[tuple[ScenarioCell, ...]] = ()
+__all__ = ["CELLS"]
+
+INVALID_PLAN: Final = "invalid_execution_plan"
+
+_PROGRAM: Final = ("family", "document", "program")
+_MAIN_WORK: Final = (*_PROGRAM, "blocks", 0, "nodes", 0, "work")
+_INPUT_BINDING: Final = ("resolutions", 0, "values", {"value_id": "value.input"})
+_N: Final = SymbolDimension("n")
+
+
+def _token_work(value_id: str = "value.input", axis: int = 0) -> Edit:
+    """``node.main``'s work counted in tokens along ``axis`` of ``value_id``."""
+    return Edit(_MAIN_WORK, "set", {"tokens": {"value_id": value_id, "axis": axis}})
+
+
+def _symbolic_main(inputs: Sequence[tuple[Any, ...] | None], output: tuple[Any, ...]) -> dict[str, Any]:
+    """``plan_fixture`` whose ``operation.main`` contract has the given input dimensions (``None``: the
+    seed's ``exact(4)``) and output dimensions; the catalog and its planning registry are rebuilt from it."""
+    base = operation()
+    contracts = tuple(
+        contract if dims is None else dataclasses.replace(contract, dimensions=dims)
+        for contract, dims in zip(base.inputs, inputs, strict=True)
+    )
+    outputs = (dataclasses.replace(base.outputs[0], dimensions=output),)
+    cat = catalog_with_operation(dataclasses.replace(base, inputs=contracts, outputs=outputs))
+    scenario = base_scenario("plan_fixture")
+    scenario["catalog"] = catalog_to_document(cat)
+    scenario["registry"] = planning_document(cat).to_wire()
+    return scenario
+
+
+def _state_on_token_axis() -> dict[str, Any]:
+    """The state input shares the token symbol ``n`` with the token source: a state projection."""
+    return apply_edits(_symbolic_main(((_N,), None, (_N,)), (_N,)), (_token_work(),))
+
+
+def _token_symbol_twice() -> dict[str, Any]:
+    """The token source's contract is ``[n, n]`` (a 4x4 input): the symbol on two axes of one binding."""
+    return apply_edits(
+        _symbolic_main(((_N, _N), None, None), (_N,)),
+        (
+            _token_work(),
+            Edit((*_INPUT_BINDING, "tensor", "dimensions"), "set", [4, 4]),
+            Edit((*_INPUT_BINDING, "storage", "components", 0, "length_bytes"), "set", 64),
+        ),
+    )
+
+
+def _second_output_storage(resource_id: str) -> Edit:
+    return Edit(
+        (
+            "resolutions",
+            {"node_id": "node.second"},
+            "values",
+            {"value_id": "value.output"},
+            "storage",
+            "components",
+            0,
+            "resource_id",
+        ),
+        "set",
+        resource_id,
+    )
+
+
+CELLS: Final[tuple[ScenarioCell, ...]] = (
+    ScenarioCell(
+        "retained_value_not_a_node_output",
+        "05.2/retention_values_are_node_outputs",
+        INVALID_PLAN,
+        "retained completion value `value.input` is not a program node output",
+        edits=(Edit(("completion_retention",), "set", ["value.input"]),),
+    ),
+    ScenarioCell(
+        "token_work_axis_on_a_fixed_dimension",
+        "05.4.6/token_axis_must_be_symbol",
+        INVALID_PLAN,
+        "token work axis is not a symbolic operation dimension",
+        edits=(_token_work(),),
+    ),
+    ScenarioCell(
+        "token_projection_of_a_state",
+        "05.4.6/token_projection_activations_in_range",
+        INVALID_PLAN,
+        "token projection of `value.state` is not an activation axis in range",
+        make=_state_on_token_axis,
+    ),
+    ScenarioCell(
+        "token_symbol_on_two_axes",
+        "05.4.6/token_symbol_one_axis_per_binding",
+        INVALID_PLAN,
+        "binding `value.input` mentions the token symbol on several axes",
+        make=_token_symbol_twice,
+    ),
+    ScenarioCell(
+        "values_of_two_nodes_overlap_without_alias",
+        "05.4.4/undeclared_overlap_rejected",
+        INVALID_PLAN,
+        "overlap in `resource.sequential.input` without an exact alias",
+        base="sequential_scratch",
+        edits=(_second_output_storage("resource.sequential.input"),),
+    ),
+    ScenarioCell(
+        "program_input_bound_by_no_node",
+        "05.4.5/program_input_bound",
+        INVALID_PLAN,
+        "program values are not bound by any node: value.extra",
+        edits=(Edit((*_PROGRAM, "inputs"), "append", "value.extra"),),
+    ),
+)
