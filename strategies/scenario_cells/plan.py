@@ -11,9 +11,11 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any, Final
 
-from reference.catalog.tensor_contract import SymbolDimension
-from reference.documents.catalog import catalog_to_document
+from reference.catalog.catalog import CapabilityCatalog
+from reference.catalog.tensor_contract import MustAlias, SymbolDimension
+from reference.documents.catalog import catalog_from_document, catalog_to_document
 from seeds.catalogs import catalog_with_operation, operation, planning_document
+from seeds.scenarios import graph_scenario
 from strategies.budget import base_scenario
 from strategies.json_edits import Edit, apply_edits
 from strategies.scenario_cells.cell import ScenarioCell
@@ -83,6 +85,48 @@ def _second_output_storage(resource_id: str) -> Edit:
     )
 
 
+def _state_overwritten_through_alias() -> dict[str, Any]:
+    """``graph_state_chain`` whose ``operation.graph.state-rw`` output must alias its state input 0, each
+    ``state-rw`` node writing its output into the state's storage: an exact alias overwriting a state."""
+    scenario = base_scenario("graph_state_chain")
+    cat = catalog_from_document(scenario["catalog"])
+    operations = [
+        dataclasses.replace(op, outputs=(dataclasses.replace(op.outputs[0], alias=MustAlias(0)),))
+        if op.id.value == "operation.graph.state-rw"
+        else op
+        for op in cat.operations.values()
+    ]
+    by_id = {op.id: op for op in operations}
+    providers = {
+        op_id: [dataclasses.replace(p, operation_fingerprint=by_id[op_id].fingerprint()) for p in entries]
+        for op_id, entries in cat.providers.items()
+    }
+    cat = CapabilityCatalog(cat.device, operations, providers, list(cat.engine_providers.values()))
+    scenario["catalog"] = catalog_to_document(cat)
+    scenario["registry"] = planning_document(cat, 64, 32).to_wire()
+    edits = []
+    for index in (0, 1):
+        output = (
+            "resolutions",
+            {"node_id": f"node.state-rw.{index}"},
+            "values",
+            {"value_id": f"value.state-rw.{index}"},
+        )
+        edits += [
+            Edit((*output, "alias"), "set", {"must_alias": {"tensor_index": 0}}),
+            Edit((*output, "storage", "components", 0, "resource_id"), "set", "resource.graph.state"),
+        ]
+    return apply_edits(scenario, edits)
+
+
+def _retained_then_overwritten() -> dict[str, Any]:
+    """The graph family's producer then exact-alias pair (the alias node overwrites the producer's output
+    in place), retaining the producer's output."""
+    scenario = graph_scenario("alias_terminal_intermediate")
+    scenario["completion_retention"] = ["value.intermediate"]
+    return scenario
+
+
 CELLS: Final[tuple[ScenarioCell, ...]] = (
     ScenarioCell(
         "retained_value_not_a_node_output",
@@ -126,5 +170,19 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         INVALID_PLAN,
         "program values are not bound by any node: value.extra",
         edits=(Edit((*_PROGRAM, "inputs"), "append", "value.extra"),),
+    ),
+    ScenarioCell(
+        "state_overwritten_through_an_exact_alias",
+        "05.4.2/aliased_state_rejected",
+        INVALID_PLAN,
+        "state `value.state` cannot be overwritten through an exact alias",
+        make=_state_overwritten_through_alias,
+    ),
+    ScenarioCell(
+        "retained_value_overwritten_in_place",
+        "05.7.10/retained_not_overwritten",
+        INVALID_PLAN,
+        "retained value `value.intermediate` is overwritten after it completes",
+        make=_retained_then_overwritten,
     ),
 )
