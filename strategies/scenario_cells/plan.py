@@ -127,6 +127,17 @@ def _retained_then_overwritten() -> dict[str, Any]:
     return scenario
 
 
+def _token_source_at_an_offset() -> dict[str, Any]:
+    """A token projection (``[n]`` input, token work on it) whose storage starts at byte 16, not 0."""
+    return apply_edits(
+        _symbolic_main(((_N,), None, None), (_N,)),
+        (_token_work(), Edit((*_INPUT_BINDING, "storage", "components", 0, "offset_bytes"), "set", 16)),
+    )
+
+
+_TOKEN_SCALED_STATE: Final = {"token_scaled": {"bytes_per_token": 4, "maximum_tokens": 8}}
+
+
 CELLS: Final[tuple[ScenarioCell, ...]] = (
     ScenarioCell(
         "retained_value_not_a_node_output",
@@ -184,5 +195,31 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         INVALID_PLAN,
         "retained value `value.intermediate` is overwritten after it completes",
         make=_retained_then_overwritten,
+    ),
+    ScenarioCell(
+        "token_projection_not_at_offset_zero",
+        "05.7.4/token_projection_tiles_storage",
+        INVALID_PLAN,
+        "token projection of `value.input` does not tile its storage",
+        make=_token_source_at_an_offset,
+    ),
+    ScenarioCell(
+        "token_scaled_state_ends_past_bytes_per_token",
+        "05.7.4/token_scaled_state_bytes_per_token_covers_end",
+        INVALID_PLAN,
+        "token-scaled state `state.cache` bytes per token is below its storage end",
+        edits=(
+            Edit((*_PROGRAM, "states", 0, "capacity_demand"), "set", _TOKEN_SCALED_STATE),
+            Edit(
+                ("family", "document", "numerical_profiles", "profiles", 0, "states", 0, "capacity_demand"),
+                "set",
+                _TOKEN_SCALED_STATE,
+            ),
+            Edit(
+                ("resolutions", 0, "values", {"value_id": "value.state"}, "storage", "components", 0, "offset_bytes"),
+                "set",
+                16,
+            ),
+        ),
     ),
 )
