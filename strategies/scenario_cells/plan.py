@@ -14,9 +14,18 @@ from typing import Any, Final
 from reference.catalog.catalog import CapabilityCatalog
 from reference.catalog.tensor_contract import MustAlias, SymbolDimension
 from reference.documents.catalog import catalog_from_document, catalog_to_document
-from seeds.catalogs import catalog_with_operation, operation, planning_document
-from seeds.scenarios import graph_scenario
-from strategies.budget import base_scenario
+from seeds.catalogs import (
+    catalog_with_operation,
+    catalog_with_secondary_provider_storage,
+    contiguous_storage_profile,
+    contiguous_storage_requirement,
+    operation,
+    paged_storage_profile,
+    paged_storage_requirement,
+    planning_document,
+)
+from seeds.scenarios import graph_scenario, plan_fixture_scenario
+from strategies.budget import base_scenario, with_policy
 from strategies.json_edits import Edit, apply_edits
 from strategies.scenario_cells.cell import ScenarioCell
 
@@ -138,6 +147,40 @@ def _token_source_at_an_offset() -> dict[str, Any]:
 _TOKEN_SCALED_STATE: Final = {"token_scaled": {"bytes_per_token": 4, "maximum_tokens": 8}}
 
 
+def _split_storage_provider(*, secondary: bool, preferred: str | None) -> dict[str, Any]:
+    """``plan_fixture`` whose output shares ``resource.input.0`` with the input (bytes 16..32, no overlap) and
+    whose reference provider binds input 0 paged(4096) only and the output contiguous only; the device and
+    the policy order offer both profiles. Resolution accepts the provider (each binding's profile is
+    available), but its merged constraint on the shared resource is empty, so 05 §6.1 drops it. With
+    ``secondary`` a contiguous-only second provider remains."""
+    cat = catalog_with_secondary_provider_storage(contiguous_storage_requirement(), contiguous_storage_requirement())
+    ((operation_id, providers),) = cat.providers.items()
+    reference = providers[0]
+    bindings = list(reference.dynamic_storage_bindings)
+    bindings[0] = dataclasses.replace(bindings[0], storage=paged_storage_requirement(4096))
+    reference = dataclasses.replace(reference, dynamic_storage_bindings=tuple(bindings))
+    device = dataclasses.replace(
+        cat.device, dynamic_storage_profiles=cat.device.dynamic_storage_profiles | {paged_storage_profile(4096)}
+    )
+    cat = CapabilityCatalog(
+        device,
+        list(cat.operations.values()),
+        {operation_id: [reference, providers[1]] if secondary else [reference]},
+        list(cat.engine_providers.values()),
+    )
+    scenario = with_policy(plan_fixture_scenario(name="split_storage", catalog_value=cat, preferred_provider=preferred))
+    order = [contiguous_storage_profile().to_wire(), paged_storage_profile(4096).to_wire()]
+    output = ("resolutions", 0, "values", {"value_id": "value.output"}, "storage", "components", 0)
+    return apply_edits(
+        scenario,
+        (
+            Edit(("policy", "fields", "memory", "dynamic_storage_profile_order"), "set", order),
+            Edit((*output, "resource_id"), "set", "resource.input.0"),
+            Edit((*output, "offset_bytes"), "set", 16),
+        ),
+    )
+
+
 CELLS: Final[tuple[ScenarioCell, ...]] = (
     ScenarioCell(
         "retained_value_not_a_node_output",
@@ -221,5 +264,19 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
                 16,
             ),
         ),
+    ),
+    ScenarioCell(
+        "only_provider_dropped_for_its_own_storage",
+        "05.6.1/no_candidate_left",
+        INVALID_PLAN,
+        "node `node.main` has no provider candidate with compatible storage",
+        make=lambda: _split_storage_provider(secondary=False, preferred=None),
+    ),
+    ScenarioCell(
+        "preferred_provider_dropped_without_evidence",
+        "05.6.3/fallback_needs_evidence",
+        INVALID_PLAN,
+        "fell back from `provider.operation.reference` without rejection evidence",
+        make=lambda: _split_storage_provider(secondary=True, preferred="provider.operation.reference"),
     ),
 )
