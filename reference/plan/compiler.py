@@ -445,12 +445,12 @@ def _resolve_nodes(
 def _maximum_alignment(resolutions: Sequence[PlanNodeResolution]) -> int:
     alignments = [c.value_alignment_bytes for r in resolutions for c in r.provider_resource_candidates()]
     if not alignments:
-        raise invalid_plan(  # rule: 05.7.13/alignment_evidence_present
+        raise invalid_plan(  # rule: 05.7.13/probe_alignment_power_of_two
             "program has no provider value-alignment evidence"
         )
     alignment = max(alignments)
     if alignment <= 0 or alignment & (alignment - 1):
-        raise invalid_plan(  # rule: 05.7.13/alignment_evidence_power_of_two
+        raise invalid_plan(  # rule: 05.7.13/probe_alignment_power_of_two
             "provider value-alignment evidence is not a power of two"
         )
     return alignment
@@ -509,7 +509,7 @@ class ProgramPlanCompiler:
                 break
             alignment = observed
         if final is None:
-            raise invalid_plan(  # rule: 05.7.13/fixed_point_bounded
+            raise invalid_plan(  # rule: 05.7.13/fixed_point_65_rounds
                 "provider value alignment did not reach a bounded monotonic fixed point"
             )
         plan = build_execution_plan(
