@@ -181,6 +181,22 @@ def _split_storage_provider(*, secondary: bool, preferred: str | None) -> dict[s
     )
 
 
+_MATERIALIZER: Final = ("weights", "registry", "materializers", 0)
+_LEFT_FROM_BOTH: Final = Edit(
+    (*_MATERIALIZER, "component_sources"),
+    "set",
+    {
+        "weight.execution.left": ["weight.component.left", "weight.component.right"],
+        "weight.execution.right": ["weight.component.right"],
+    },
+)
+
+
+def _materialize(rule: Any, *edits: Edit) -> tuple[Edit, ...]:
+    """The derived-components materializer with materialize rule ``rule`` (and further edits)."""
+    return (Edit((*_MATERIALIZER, "materialize"), "set", rule), *edits)
+
+
 CELLS: Final[tuple[ScenarioCell, ...]] = (
     ScenarioCell(
         "retained_value_not_a_node_output",
@@ -278,5 +294,68 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         INVALID_PLAN,
         "fell back from `provider.operation.reference` without rejection evidence",
         make=lambda: _split_storage_provider(secondary=True, preferred="provider.operation.reference"),
+    ),
+    ScenarioCell(
+        "declared_materializer_rejects",
+        "05.10.6/declared_materializer_refuses",
+        INVALID_PLAN,
+        "materializer refuses: no weights for this device",
+        base="weights_derived_components",
+        edits=_materialize({"reject": "materializer refuses: no weights for this device"}),
+        operation="execute",
+    ),
+    ScenarioCell(
+        "identity_materializer_of_two_sources",
+        "05.10.6/declared_materializer_refuses",
+        INVALID_PLAN,
+        "identity weight materializer requires exactly one source component",
+        base="weights_derived_components",
+        edits=_materialize("identity", _LEFT_FROM_BOTH),
+        operation="execute",
+    ),
+    ScenarioCell(
+        "identity_materializer_of_a_renamed_component",
+        "05.10.6/declared_materializer_refuses",
+        INVALID_PLAN,
+        "identity weight materializer cannot transform component `weight.execution.left`",
+        base="weights_derived_components",
+        edits=_materialize("identity"),
+        operation="execute",
+    ),
+    ScenarioCell(
+        "zero_pad_materializer_of_two_sources",
+        "05.10.6/declared_materializer_refuses",
+        INVALID_PLAN,
+        "zero-pad weight materializer requires one source component",
+        base="weights_derived_components",
+        edits=_materialize("zero_pad", _LEFT_FROM_BOTH),
+        operation="execute",
+    ),
+    ScenarioCell(
+        "fill_materializer_missing_a_component",
+        "05.10.6/declared_materializer_refuses",
+        INVALID_PLAN,
+        "unexpected derived execution component `weight.execution.right`",
+        base="weights_derived_components",
+        edits=_materialize({"fill": {"weight.execution.left": 1}}),
+        operation="execute",
+    ),
+    ScenarioCell(
+        "concat_materializer_overfills",
+        "05.10.6/declared_materializer_refuses",
+        INVALID_PLAN,
+        "concatenated sources of `weight.execution.left` do not fill the execution component",
+        base="weights_derived_components",
+        edits=_materialize("concat", _LEFT_FROM_BOTH),
+        operation="execute",
+    ),
+    ScenarioCell(
+        "schema_edit_required_not_a_boolean",
+        "01.5/struct_wrong_json_type",
+        "serialization",
+        "set_component.required: expected a boolean",
+        base="weights_derived_components",
+        edits=(Edit((*_MATERIALIZER, "execution_schema", "edits", 2, "set_component", "required"), "set", "yes"),),
+        operation="select_weight_plan",
     ),
 )
