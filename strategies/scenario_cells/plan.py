@@ -358,4 +358,13 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         edits=(Edit((*_MATERIALIZER, "execution_schema", "edits", 2, "set_component", "required"), "set", "yes"),),
         operation="select_weight_plan",
     ),
+    ScenarioCell(
+        "fill_payload_names_two_source_files",
+        "05.10.6/materialize_payload_fields",
+        INVALID_PLAN,
+        "weight component `weight.execution.left` payload differs from its schema identity, source",
+        base="weights_derived_components",
+        edits=_materialize({"fill": {"weight.execution.left": 1, "weight.execution.right": 2}}, _LEFT_FROM_BOTH),
+        operation="execute",
+    ),
 )
