@@ -29,6 +29,7 @@ from strategies.policy import reusable_bucket
 
 __all__ = ["WIRE_CELLS", "WireCell", "forged_wire", "wire_targets"]
 
+
 @dataclass(frozen=True, slots=True)
 class WireCell:
     """Every edit applied to the ``target`` wire, re-sealed, must be refused with ``kind`` because of ``rule``."""
@@ -211,6 +212,23 @@ WIRE_CELLS: Final[tuple[WireCell, ...]] = (
        "checkpoint pool growth differs from its State allocation quantum or cap",
        Edit((*_POOLS, _STATE, "checkpoint_growth_ceiling_bytes"), "set", 16),
        Edit((*_POOLS, _STATE, "provisioning", "maximum_resident_bytes"), "add", 16)),
+    _c("pool_runnable_minimum_overflows", "plan_fixture", "05.7.8/minimum_resident_is_sum",
+       "dynamic pool runnable minimum overflows",
+       Edit((*_POOLS, 0, "minimum_request_bytes"), "set", _BIG),
+       Edit((*_POOLS, 0, "minimum_sequence_bytes"), "set", _BIG)),
+    _c("pool_combined_ceiling_overflows", "plan_fixture", "05.7.8/maximum_resident_within_ceiling",
+       "dynamic pool combined ceiling overflows",
+       Edit((*_POOLS, 0, "theoretical_ceiling_bytes"), "set", str((1 << 128) - 1)),
+       Edit((*_POOLS, 0, "reusable_workspace_ceiling_bytes"), "set", 1)),
+    _c("pool_step_minimum_overflows", "sequential_scratch", "05.7.11/checked_totals",
+       "pool step minimum overflows",
+       Edit((*_DESC, {"base_resource_id": "resource.sequential.input"}, "lifetime"), "set", "step"),
+       Edit((*_DESC, {"base_resource_id": "resource.sequential.input"}, "demand"), "set", {"fixed": {"bytes": _BIG}}),
+       Edit((*_DESC, {"base_resource_id": "resource.sequential.intermediate"}, "demand"), "set",
+            {"fixed": {"bytes": _BIG}}),
+       Edit((*_POOLS, 0, "step_resource_slots"), "set", [
+           {"kind": "dedicated", "resource_ids": ["resource.sequential.input"]},
+           {"kind": "dedicated", "resource_ids": ["resource.sequential.intermediate"]}])),
     # ReusableExecutionMemoryPlan (05 §7.14)
     _c("reusable_lanes_zero", "reusable_state_chain", "05.7.14/reusable_memory_wire",
        "invalid lane, executable, or bucket count", Edit((*_REUSE, "maximum_reusable_lanes"), "set", 0)),
