@@ -367,4 +367,11 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         edits=_materialize({"fill": {"weight.execution.left": 1, "weight.execution.right": 2}}, _LEFT_FROM_BOTH),
         operation="execute",
     ),
+    ScenarioCell(
+        "pools_fit_one_by_one_but_not_together",
+        "05.7.11/minimum_runnable_fits",
+        INVALID_PLAN,
+        "minimum runnable plan requires 160 bytes, exceeding usable capacity 129",
+        make=lambda: with_policy(base_scenario("plan_fixture"), capacity=257, reserve=128),
+    ),
 )
