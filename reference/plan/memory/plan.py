@@ -293,7 +293,7 @@ class MemoryPlan:
                 )
             seen.add(descriptor.base_resource_id)
             if descriptor.theoretical_maximum_instances == 0 or descriptor.lifetime is AllocationLifetime.PLAN:
-                raise invalid_plan(  # rule: 05.7.11/dynamic_rows_valid
+                raise invalid_plan(  # rule: 05.7.11/descriptor_rows_prechecked
                     "dynamic descriptor has no instances or a plan-static lifetime"
                 )
             descriptor.demand.validate()

@@ -260,7 +260,7 @@ def derive_reusable_execution(
     except VNextError:
         raise
     if node_count <= 0:
-        raise invalid_plan(  # rule: 05.7.14/reusable_memory_plan_checked
+        raise invalid_plan(  # rule: 05.7.14/reusable_plan_has_nodes
             "reusable execution requires at least one plan node"
         )
     overflow = partial(invalid_plan, "reusable device executable count overflows")
