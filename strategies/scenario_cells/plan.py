@@ -25,7 +25,7 @@ from seeds.catalogs import (
     planning_document,
 )
 from seeds.scenarios import graph_scenario, plan_fixture_scenario
-from strategies.budget import base_scenario, with_policy
+from strategies.budget import base_scenario, with_device_memory, with_policy
 from strategies.json_edits import Edit, apply_edits
 from strategies.scenario_cells.cell import ScenarioCell
 
@@ -195,6 +195,25 @@ _LEFT_FROM_BOTH: Final = Edit(
 def _materialize(rule: Any, *edits: Edit) -> tuple[Edit, ...]:
     """The derived-components materializer with materialize rule ``rule`` (and further edits)."""
     return (Edit((*_MATERIALIZER, "materialize"), "set", rule), *edits)
+
+
+_U64_MAX: Final = (1 << 64) - 1
+
+
+def _huge_device(lengths: dict[str, int], persistent: int | None = None) -> dict[str, Any]:
+    """``plan_fixture`` on a device and policy of u64::MAX bytes (reserve 128), with the given binding storage
+    lengths (and persistent workspace bytes): every pool fits the dynamic capacity, their sum does not fit u64."""
+    scenario = with_policy(with_device_memory(base_scenario("plan_fixture"), _U64_MAX), capacity=_U64_MAX, reserve=128)
+    edits = [
+        Edit(("resolutions", 0, "values", {"value_id": v}, "storage", "components", 0, "length_bytes"), "set", n)
+        for v, n in lengths.items()
+    ]
+    if persistent is not None:
+        edits.append(Edit(("registry", "estimators", 0, "persistent_bytes"), "set", persistent))
+    return apply_edits(scenario, edits)
+
+
+_THREE_EIGHTHS: Final = (1 << 62) + (1 << 61)
 
 
 CELLS: Final[tuple[ScenarioCell, ...]] = (
@@ -373,5 +392,21 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         INVALID_PLAN,
         "minimum runnable plan requires 160 bytes, exceeding usable capacity 129",
         make=lambda: with_policy(base_scenario("plan_fixture"), capacity=257, reserve=128),
+    ),
+    ScenarioCell(
+        "minimum_runnable_sum_overflows",
+        "05.7.11/minimum_runnable_fits",
+        INVALID_PLAN,
+        "minimum runnable request bytes overflows",
+        make=lambda: _huge_device({"value.input": 1 << 63, "value.state": 1 << 63}),
+    ),
+    ScenarioCell(
+        "minimum_runnable_plus_static_overflows",
+        "05.7.11/minimum_runnable_fits",
+        INVALID_PLAN,
+        "minimum runnable plan bytes overflows",
+        make=lambda: _huge_device(
+            {"value.input": _THREE_EIGHTHS, "value.state": _THREE_EIGHTHS}, persistent=_THREE_EIGHTHS
+        ),
     ),
 )
