@@ -213,6 +213,43 @@ def _huge_device(lengths: dict[str, int], persistent: int | None = None) -> dict
     return apply_edits(scenario, edits)
 
 
+def _state_lifetime(lifetime: str) -> tuple[Edit, ...]:
+    """The family's state (program and profile) with ``lifetime`` and no initialization."""
+    profile_state = ("family", "document", "numerical_profiles", "profiles", 0, "states", 0)
+    return tuple(
+        Edit((*state, name), "set", value)
+        for state in ((*_PROGRAM, "states", 0), profile_state)
+        for name, value in (("lifetime", lifetime), ("initialization", "none"))
+    )
+
+
+def _two_step_pools() -> dict[str, Any]:
+    """``sequential_scratch`` on a u64::MAX device with a Step state: the intermediate activation and the
+    state (two Step pools) of 2^63 bytes each."""
+    scenario = with_policy(
+        with_device_memory(base_scenario("sequential_scratch"), _U64_MAX), capacity=_U64_MAX, reserve=128
+    )
+    lengths = [
+        Edit(
+            (
+                "resolutions",
+                {"node_id": node},
+                "values",
+                {"value_id": value},
+                "storage",
+                "components",
+                0,
+                "length_bytes",
+            ),
+            "set",
+            1 << 63,
+        )
+        for node in ("node.first", "node.second")
+        for value in ("value.intermediate", "value.state")
+    ]
+    return apply_edits(scenario, (*lengths, *_state_lifetime("step")))
+
+
 _THREE_EIGHTHS: Final = (1 << 62) + (1 << 61)
 
 
@@ -408,5 +445,21 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         make=lambda: _huge_device(
             {"value.input": _THREE_EIGHTHS, "value.state": _THREE_EIGHTHS}, persistent=_THREE_EIGHTHS
         ),
+    ),
+    ScenarioCell(
+        "request_pool_minima_overflow",
+        "05.7.11/minimum_runnable_fits",
+        INVALID_PLAN,
+        "minimum request bytes overflows",
+        make=lambda: apply_edits(
+            _huge_device({"value.input": 1 << 63, "value.state": 1 << 63}), _state_lifetime("request")
+        ),
+    ),
+    ScenarioCell(
+        "step_pool_minima_overflow",
+        "05.7.11/minimum_runnable_fits",
+        INVALID_PLAN,
+        "minimum step bytes overflows",
+        make=_two_step_pools,
     ),
 )
