@@ -259,7 +259,7 @@ class MemoryPlan:
                 "maximum active sequences protocol ceiling must be non-zero"
             )
         if self.resource_row_count > MAX_EXECUTION_PLAN_RESOURCE_ROWS:
-            raise invalid_plan(  # rule: 05.1/resource_rows_limit
+            raise invalid_plan(  # rule: 05.1/decoded_rows_within_wire_cap
                 f"execution plan resource rows exceed {MAX_EXECUTION_PLAN_RESOURCE_ROWS}"
             )
         if not (
