@@ -72,7 +72,7 @@ class DynamicResourceShape:
         """Every dimension non-zero, else ``InvalidExecutionPlan``."""
         shape = cls(sequences, tokens, pages)
         if 0 in (sequences, tokens, pages):
-            raise invalid_plan(  # rule: 05.7.7/dynamic_demand_validate
+            raise invalid_plan(  # rule: 05.7.7/shape_new_unused
                 "dynamic resource shape dimensions must be non-zero"
             )
         return shape

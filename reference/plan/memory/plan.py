@@ -402,7 +402,7 @@ class MemoryPlan:
         """``from_wire`` plus the canonical round trip: unknown, omitted-default or non-canonical data fails."""
         plan = cls.from_wire(raw, context=context, path=path)
         if canonical_bytes(plan.to_wire(), trusted=True) != canonical_bytes(raw, context=context):
-            raise Serialization(  # rule: 05.9.1/step5_round_trip_unknown_nested_key
+            raise Serialization(  # rule: 05.9.1/memory_plan_canonical_helper
                 context, f"{path}: memory plan does not re-serialize to its input (non-canonical)"
             )
         return plan
