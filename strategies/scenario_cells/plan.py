@@ -39,6 +39,12 @@ _INPUT_BINDING: Final = ("resolutions", 0, "values", {"value_id": "value.input"}
 _N: Final = SymbolDimension("n")
 
 
+def _edited(document: dict[str, Any], edits: Sequence[Edit]) -> dict[str, Any]:
+    """``apply_edits`` typed for a scenario document."""
+    edited: dict[str, Any] = apply_edits(document, edits)
+    return edited
+
+
 def _token_work(value_id: str = "value.input", axis: int = 0) -> Edit:
     """``node.main``'s work counted in tokens along ``axis`` of ``value_id``."""
     return Edit(_MAIN_WORK, "set", {"tokens": {"value_id": value_id, "axis": axis}})
@@ -62,12 +68,12 @@ def _symbolic_main(inputs: Sequence[tuple[Any, ...] | None], output: tuple[Any, 
 
 def _state_on_token_axis() -> dict[str, Any]:
     """The state input shares the token symbol ``n`` with the token source: a state projection."""
-    return apply_edits(_symbolic_main(((_N,), None, (_N,)), (_N,)), (_token_work(),))
+    return _edited(_symbolic_main(((_N,), None, (_N,)), (_N,)), (_token_work(),))
 
 
 def _token_symbol_twice() -> dict[str, Any]:
     """The token source's contract is ``[n, n]`` (a 4x4 input): the symbol on two axes of one binding."""
-    return apply_edits(
+    return _edited(
         _symbolic_main(((_N, _N), None, None), (_N,)),
         (
             _token_work(),
@@ -125,7 +131,7 @@ def _state_overwritten_through_alias() -> dict[str, Any]:
             Edit((*output, "alias"), "set", {"must_alias": {"tensor_index": 0}}),
             Edit((*output, "storage", "components", 0, "resource_id"), "set", "resource.graph.state"),
         ]
-    return apply_edits(scenario, edits)
+    return _edited(scenario, edits)
 
 
 def _retained_then_overwritten() -> dict[str, Any]:
@@ -138,7 +144,7 @@ def _retained_then_overwritten() -> dict[str, Any]:
 
 def _token_source_at_an_offset() -> dict[str, Any]:
     """A token projection (``[n]`` input, token work on it) whose storage starts at byte 16, not 0."""
-    return apply_edits(
+    return _edited(
         _symbolic_main(((_N,), None, None), (_N,)),
         (_token_work(), Edit((*_INPUT_BINDING, "storage", "components", 0, "offset_bytes"), "set", 16)),
     )
@@ -171,7 +177,7 @@ def _split_storage_provider(*, secondary: bool, preferred: str | None) -> dict[s
     scenario = with_policy(plan_fixture_scenario(name="split_storage", catalog_value=cat, preferred_provider=preferred))
     order = [contiguous_storage_profile().to_wire(), paged_storage_profile(4096).to_wire()]
     output = ("resolutions", 0, "values", {"value_id": "value.output"}, "storage", "components", 0)
-    return apply_edits(
+    return _edited(
         scenario,
         (
             Edit(("policy", "fields", "memory", "dynamic_storage_profile_order"), "set", order),
@@ -210,7 +216,7 @@ def _huge_device(lengths: dict[str, int], persistent: int | None = None) -> dict
     ]
     if persistent is not None:
         edits.append(Edit(("registry", "estimators", 0, "persistent_bytes"), "set", persistent))
-    return apply_edits(scenario, edits)
+    return _edited(scenario, edits)
 
 
 def _state_lifetime(lifetime: str) -> tuple[Edit, ...]:
@@ -247,7 +253,7 @@ def _two_step_pools() -> dict[str, Any]:
         for node in ("node.first", "node.second")
         for value in ("value.intermediate", "value.state")
     ]
-    return apply_edits(scenario, (*lengths, *_state_lifetime("step")))
+    return _edited(scenario, (*lengths, *_state_lifetime("step")))
 
 
 _THREE_EIGHTHS: Final = (1 << 62) + (1 << 61)
