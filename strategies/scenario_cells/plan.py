@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from reference.catalog.catalog import CapabilityCatalog
+from reference.catalog.resources import ResourcePresenceRequirement, ResourceRequirements
 from reference.catalog.tensor_contract import MustAlias, SymbolDimension
 from reference.documents.catalog import catalog_from_document, catalog_to_document
 from seeds.catalogs import (
@@ -256,6 +257,55 @@ def _two_step_pools() -> dict[str, Any]:
     return _edited(scenario, (*lengths, *_state_lifetime("step")))
 
 
+_CONTIGUOUS_STORAGE: Final = {"accepted_profiles": [{"allocator": "linear_arena", "view": "contiguous"}]}
+
+
+def _workspace(size: int, scope: str, reuse: str) -> dict[str, Any]:
+    """A declared workspace of ``size`` fixed bytes (16-aligned, contiguous storage)."""
+    return {
+        "size_formula": {"fixed": {"bytes": size}},
+        "alignment_bytes": 16,
+        "scope": scope,
+        "reuse_policy": reuse,
+        "storage": _CONTIGUOUS_STORAGE,
+    }
+
+
+def _declared_estimate(scratch: int, persistent: tuple[int, str], binding: int | None = None) -> Edit:
+    """The reference provider's estimator answering a declared estimate (scratch, persistent with its scope,
+    optional binding workspace)."""
+    estimate = {
+        "value_alignment_bytes": 16,
+        "scratch": _workspace(scratch, "invocation", "overwrite_before_read"),
+        "persistent": _workspace(persistent[0], persistent[1], "preserve"),
+        "binding": None if binding is None else _workspace(binding, "invocation", "overwrite_before_read"),
+    }
+    spec = {
+        "provider_id": "provider.operation.reference",
+        "behavior": "correct",
+        "scratch_bytes": 0,
+        "persistent_bytes": 0,
+        "estimate": estimate,
+    }
+    return Edit(("registry", "estimators", 0), "set", spec)
+
+
+def _two_sequence_pools() -> dict[str, Any]:
+    """A Sequence-scoped persistent workspace of 2^63 bytes beside a 2^63-byte Sequence state (two pools)."""
+    return _edited(_huge_device({"value.state": 1 << 63}), (_declared_estimate(64, (1 << 63, "sequence")),))
+
+
+def _two_invocation_pools() -> dict[str, Any]:
+    """``operation.main`` requiring a binding workspace, scratch and binding workspaces of 2^63 bytes each
+    (two Invocation pools: scratch and binding usage) on a u64::MAX device."""
+    required = ResourcePresenceRequirement.REQUIRED
+    op = dataclasses.replace(operation(), resources=ResourceRequirements(16, required, required, required))
+    scenario = base_scenario("plan_fixture")
+    scenario["catalog"] = catalog_to_document(catalog_with_operation(op))
+    scenario = with_policy(with_device_memory(scenario, _U64_MAX), capacity=_U64_MAX, reserve=128)
+    return _edited(scenario, (_declared_estimate(1 << 63, (32, "plan"), binding=1 << 63),))
+
+
 _THREE_EIGHTHS: Final = (1 << 62) + (1 << 61)
 
 
@@ -467,5 +517,19 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         INVALID_PLAN,
         "minimum step bytes overflows",
         make=_two_step_pools,
+    ),
+    ScenarioCell(
+        "sequence_pool_minima_overflow",
+        "05.7.11/minimum_runnable_fits",
+        INVALID_PLAN,
+        "minimum sequence bytes overflows",
+        make=_two_sequence_pools,
+    ),
+    ScenarioCell(
+        "invocation_pool_minima_overflow",
+        "05.7.11/minimum_runnable_fits",
+        INVALID_PLAN,
+        "invocation pool minimum bytes overflows",
+        make=_two_invocation_pools,
     ),
 )
