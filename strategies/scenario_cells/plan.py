@@ -28,6 +28,7 @@ from seeds.catalogs import (
 from seeds.scenarios import graph_scenario, plan_fixture_scenario
 from strategies.budget import base_scenario, with_device_memory, with_policy
 from strategies.json_edits import Edit, apply_edits
+from strategies.policy import reusable_bucket
 from strategies.scenario_cells.cell import ScenarioCell
 
 __all__ = ["CELLS"]
@@ -306,6 +307,64 @@ def _two_invocation_pools() -> dict[str, Any]:
     return _edited(scenario, (_declared_estimate(1 << 63, (32, "plan"), binding=1 << 63),))
 
 
+_BUCKET_TOKENS: Final = 1 << 14
+
+
+def _token_workspace(bytes_per_token: int, scope: str, reuse: str) -> dict[str, Any]:
+    """A declared workspace of ``bytes_per_token`` bytes per scheduled token."""
+    return {**_workspace(16, scope, reuse), "size_formula": {"tokens": {"bytes_per_token": bytes_per_token}}}
+
+
+def _reusable_sequential(estimate: dict[str, Any], *, binding: bool) -> dict[str, Any]:
+    """``sequential_scratch`` on a u64::MAX device, 2^14 scheduled tokens and one reusable bucket of 2^14
+    tokens, every node's estimator answering ``estimate`` (with ``binding``, ``operation.main`` requires a
+    binding workspace). At the minimum shape a 2^49-byte-per-token workspace fits; at the bucket shape two
+    of them, one per node, sum past u64."""
+    scenario = base_scenario("sequential_scratch")
+    if binding:
+        required = ResourcePresenceRequirement.REQUIRED
+        op = dataclasses.replace(operation(), resources=ResourceRequirements(16, required, required, required))
+        scenario["catalog"] = catalog_to_document(catalog_with_operation(op))
+    scenario = with_policy(
+        with_device_memory(scenario, _U64_MAX), capacity=_U64_MAX, reserve=128, tokens=_BUCKET_TOKENS
+    )
+    reusable = {"maximum_reusable_lanes": 1, "buckets": [reusable_bucket("class.a", 1, _BUCKET_TOKENS, 1)]}
+    scenario["policy"]["fields"]["reusable_execution"] = reusable
+    scenario["registry"]["estimators"] = [
+        {
+            **{k: v for k, v in spec.items() if k != "scratch_bytes_by_node"},
+            "behavior": "correct",
+            "scratch_bytes": 0,
+            "persistent_bytes": 0,
+            "estimate": estimate,
+        }
+        for spec in scenario["registry"]["estimators"]
+    ]
+    return scenario
+
+
+def _reusable_step_overflow() -> dict[str, Any]:
+    """Each node's Step-scoped persistent workspace: two dedicated Step slots of 2^63 bytes at the bucket."""
+    estimate = {
+        "value_alignment_bytes": 16,
+        "scratch": _workspace(64, "invocation", "overwrite_before_read"),
+        "persistent": _token_workspace(1 << 49, "step", "preserve"),
+        "binding": None,
+    }
+    return _reusable_sequential(estimate, binding=False)
+
+
+def _reusable_concurrent_overflow() -> dict[str, Any]:
+    """Each node's binding workspace: a conservative-concurrent pool of two 2^63-byte rows at the bucket."""
+    estimate = {
+        "value_alignment_bytes": 16,
+        "scratch": _workspace(64, "invocation", "overwrite_before_read"),
+        "persistent": _workspace(32, "plan", "preserve"),
+        "binding": _token_workspace(1 << 49, "invocation", "overwrite_before_read"),
+    }
+    return _reusable_sequential(estimate, binding=True)
+
+
 _THREE_EIGHTHS: Final = (1 << 62) + (1 << 61)
 
 
@@ -531,5 +590,19 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         INVALID_PLAN,
         "invocation pool minimum bytes overflows",
         make=_two_invocation_pools,
+    ),
+    ScenarioCell(
+        "reusable_step_budget_overflows",
+        "05.7.14/reusable_memory_plan_checked",
+        INVALID_PLAN,
+        "reusable step workspace budget overflows",
+        make=_reusable_step_overflow,
+    ),
+    ScenarioCell(
+        "reusable_concurrent_invocation_budget_overflows",
+        "05.7.14/reusable_memory_plan_checked",
+        INVALID_PLAN,
+        "reusable concurrent invocation budget overflows",
+        make=_reusable_concurrent_overflow,
     ),
 )
