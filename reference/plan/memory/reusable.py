@@ -232,7 +232,7 @@ def _invocation_bytes(
     for row in pool.invocation_liveness:
         size = 0
         for resource in row.resource_ids:
-            size = checked_add(  # rule: 05.7.14/reusable_memory_plan_checked
+            size = checked_add(  # rule: 05.7.14/reusable_row_single_member
                 size,
                 by_id[resource].evaluate_request_bytes(shape),
                 error=partial(invalid_plan, "reusable invocation row budget overflows"),
