@@ -365,6 +365,38 @@ def _reusable_concurrent_overflow() -> dict[str, Any]:
     return _reusable_sequential(estimate, binding=True)
 
 
+def _bucket_beyond_formula(formula: dict[str, Any], pages: int) -> dict[str, Any]:
+    """``sequential_scratch`` with one reusable bucket (1 sequence, 4 tokens, ``pages`` pages) and every
+    node's scratch workspace sized by ``formula``, which the bucket shape exceeds."""
+    scenario = with_policy(base_scenario("sequential_scratch"), tokens=_BUCKET_TOKENS)
+    reusable = {"maximum_reusable_lanes": 1, "buckets": [reusable_bucket("class.a", 1, 4, pages)]}
+    scenario["policy"]["fields"]["reusable_execution"] = reusable
+    estimate = {
+        "value_alignment_bytes": 16,
+        "scratch": {**_workspace(16, "invocation", "overwrite_before_read"), "size_formula": formula},
+        "persistent": _workspace(32, "plan", "preserve"),
+        "binding": None,
+    }
+    scenario["registry"]["estimators"] = [
+        {
+            **{k: v for k, v in spec.items() if k != "scratch_bytes_by_node"},
+            "behavior": "correct",
+            "scratch_bytes": 0,
+            "persistent_bytes": 0,
+            "estimate": estimate,
+        }
+        for spec in scenario["registry"]["estimators"]
+    ]
+    return scenario
+
+
+_ONE_SMALL_BUCKET: Final = {
+    "bounded_shape_buckets": {
+        "buckets": [{"maximum_sequences": 1, "maximum_tokens": 2, "maximum_pages": 1, "bytes": 16}]
+    }
+}
+
+
 _THREE_EIGHTHS: Final = (1 << 62) + (1 << 61)
 
 
@@ -604,5 +636,19 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         INVALID_PLAN,
         "reusable concurrent invocation budget overflows",
         make=_reusable_concurrent_overflow,
+    ),
+    ScenarioCell(
+        "reusable_bucket_pages_beyond_the_page_formula",
+        "04.7.1/bound_demand_overflow",
+        INVALID_PLAN,
+        "actual invocation shape exceeds its bounded resource formula",
+        make=lambda: _bucket_beyond_formula({"pages": {"bytes_per_page": 16, "maximum_pages": 1}}, 2),
+    ),
+    ScenarioCell(
+        "reusable_bucket_tokens_beyond_the_workspace_buckets",
+        "04.7.1/bound_demand_overflow",
+        INVALID_PLAN,
+        "actual invocation shape exceeds workspace buckets",
+        make=lambda: _bucket_beyond_formula(_ONE_SMALL_BUCKET, 1),
     ),
 )
