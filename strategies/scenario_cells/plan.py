@@ -397,6 +397,18 @@ _ONE_SMALL_BUCKET: Final = {
 }
 
 
+def _token_scaled_step_state() -> dict[str, Any]:
+    """``plan_fixture`` whose state is Step-scoped and token-scaled up to 2 tokens, with one reusable bucket
+    of 4 tokens (within the policy's scheduled tokens, beyond the state's own maximum)."""
+    scenario = with_policy(base_scenario("plan_fixture"))
+    reusable = {"maximum_reusable_lanes": 1, "buckets": [reusable_bucket("class.a", 1, 4, 1)]}
+    scenario["policy"]["fields"]["reusable_execution"] = reusable
+    demand = {"token_scaled": {"bytes_per_token": 4, "maximum_tokens": 2}}
+    profile_state = ("family", "document", "numerical_profiles", "profiles", 0, "states", 0)
+    edits = [Edit((*state, "capacity_demand"), "set", demand) for state in ((*_PROGRAM, "states", 0), profile_state)]
+    return _edited(scenario, (*_state_lifetime("step"), *edits))
+
+
 _THREE_EIGHTHS: Final = (1 << 62) + (1 << 61)
 
 
@@ -650,5 +662,12 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         INVALID_PLAN,
         "actual invocation shape exceeds workspace buckets",
         make=lambda: _bucket_beyond_formula(_ONE_SMALL_BUCKET, 1),
+    ),
+    ScenarioCell(
+        "reusable_bucket_tokens_beyond_a_token_scaled_state",
+        "04.7.1/bound_demand_overflow",
+        INVALID_PLAN,
+        "actual invocation shape exceeds its bounded resource formula",
+        make=_token_scaled_step_state,
     ),
 )
