@@ -99,6 +99,14 @@ _STATE: Final = {"resource_ids": ["resource.graph.state"]}
 _FOREIGN_ROW: Final = {"node_id": "node.main", "resource_ids": ["resource.input.0"]}
 _BIG: Final = 1 << 63
 _U64_MAX: Final = (1 << 64) - 1
+#: ``plan_fixture``'s scratch workspace, and the pool id of its compatibility key with usage ``binding``.
+_FIXTURE_SCRATCH: Final = "resource/scratch/sha256/156c9e0fd8841047d47063ba01ca00556f520b52929fcdd9dae642d580ed351e"
+_BINDING_POOL: Final = "dynamic-pool/sha256/dc893161c84e05ee0e46a265d100c23e684f8b00ce7a7104f540212d86eb5b37"
+#: ``sequential_scratch``'s two scratch workspaces (one per node), ascending.
+_SEQUENTIAL_SCRATCH: Final = (
+    "resource/scratch/sha256/2eac2ae82a833ff99adc7101ee75e9fac5b543305a5e53abde8fc24316c9c6f3",
+    "resource/scratch/sha256/94c2365f2efa18de5b80ea8df90aa719ba8e3d3430a593bdd1bb0a71c3819c37",
+)
 
 
 def _c(name: str, target: str, rule: str, reason: str, *edits: Edit, reseal: bool = True) -> WireCell:
@@ -212,6 +220,36 @@ WIRE_CELLS: Final[tuple[WireCell, ...]] = (
        "checkpoint pool growth differs from its State allocation quantum or cap",
        Edit((*_POOLS, _STATE, "checkpoint_growth_ceiling_bytes"), "set", 16),
        Edit((*_POOLS, _STATE, "provisioning", "maximum_resident_bytes"), "add", 16)),
+    _c("pool_runnable_minimum_overflows", "plan_fixture", "05.7.8/minimum_resident_is_sum",
+       "dynamic pool runnable minimum overflows",
+       Edit((*_POOLS, 0, "minimum_request_bytes"), "set", _BIG),
+       Edit((*_POOLS, 0, "minimum_sequence_bytes"), "set", _BIG)),
+    _c("pool_combined_ceiling_overflows", "plan_fixture", "05.7.8/maximum_resident_within_ceiling",
+       "dynamic pool combined ceiling overflows",
+       Edit((*_POOLS, 0, "theoretical_ceiling_bytes"), "set", str((1 << 128) - 1)),
+       Edit((*_POOLS, 0, "reusable_workspace_ceiling_bytes"), "set", 1)),
+    _c("pool_step_minimum_overflows", "sequential_scratch", "05.7.11/checked_totals",
+       "pool step minimum overflows",
+       Edit((*_DESC, {"base_resource_id": "resource.sequential.input"}, "lifetime"), "set", "step"),
+       Edit((*_DESC, {"base_resource_id": "resource.sequential.input"}, "demand"), "set", {"fixed": {"bytes": _BIG}}),
+       Edit((*_DESC, {"base_resource_id": "resource.sequential.intermediate"}, "demand"), "set",
+            {"fixed": {"bytes": _BIG}}),
+       Edit((*_POOLS, 0, "step_resource_slots"), "set", [
+           {"kind": "dedicated", "resource_ids": ["resource.sequential.input"]},
+           {"kind": "dedicated", "resource_ids": ["resource.sequential.intermediate"]}])),
+    _c("pool_binding_workspace_total_order", "plan_fixture", "05.7.9/liveness_references_limit",
+       "a pool with binding workspaces cannot claim total-order reuse",
+       Edit((*_DESC, {"base_resource_id": _FIXTURE_SCRATCH}, "usage"), "set", "binding"),
+       Edit((*_DESC, {"base_resource_id": _FIXTURE_SCRATCH}, "kind"), "set", {"binding": {"node_id": "node.main"}}),
+       Edit((*_DESC, {"base_resource_id": _FIXTURE_SCRATCH}, "pool_id"), "set", _BINDING_POOL),
+       Edit((*_POOLS, 2, "compatibility", "usage"), "set", "binding"),
+       Edit((*_POOLS, 2), "apply", _rederive_pool_id)),
+    _c("pool_invocation_row_bytes_overflow", "sequential_scratch", "05.7.9/liveness_references_limit",
+       "pool invocation row bytes overflows",
+       *(Edit((*_DESC, {"base_resource_id": r}, "demand"), "set", {"fixed": {"bytes": _BIG}})
+         for r in _SEQUENTIAL_SCRATCH),
+       Edit((*_POOLS, 2, "invocation_liveness"), "set",
+            [{"node_id": "node.first", "resource_ids": list(_SEQUENTIAL_SCRATCH)}])),
     # ReusableExecutionMemoryPlan (05 §7.14)
     _c("reusable_lanes_zero", "reusable_state_chain", "05.7.14/reusable_memory_wire",
        "invalid lane, executable, or bucket count", Edit((*_REUSE, "maximum_reusable_lanes"), "set", 0)),

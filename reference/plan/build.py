@@ -101,7 +101,7 @@ def build_node(
     catalog, program = ctx.catalog, ctx.family.program
     operation = catalog.operation_for_node(node.id, node.operation_id)  # 1
     if not operation.version.satisfies(node.required_version):  # 2
-        raise IncompatibleOperationVersion(  # rule: 05.3.1/step02_operation_version_iov
+        raise IncompatibleOperationVersion(  # rule: 05.3.1/step02_operation_version_prechecked
             node_id=node.id.value,
             operation_id=node.operation_id.value,
             required_major=node.required_version.major,
@@ -181,7 +181,7 @@ def _catalog_provider(
         None,
     )
     if selected is None:
-        raise invalid_plan(  # rule: 05.3.1/step13_estimator_identity_matches_catalog
+        raise invalid_plan(  # rule: 05.3.1/step13_selected_provider_prechecked
             f"selected provider `{chosen.provider_id}` is not in the catalog for node `{node.id}`"
         )
     if (
@@ -189,7 +189,7 @@ def _catalog_provider(
         or chosen.estimator_version != selected.resource_estimator_version
         or chosen.estimator_implementation_fingerprint != selected.resource_estimator_implementation_fingerprint
     ):
-        raise invalid_plan(  # rule: 05.3.1/step13_estimator_identity_matches_catalog
+        raise invalid_plan(  # rule: 05.3.1/step13_estimator_identity_copied
             f"node `{node.id}` estimate does not come from the selected provider's estimator"
         )
     return selected
@@ -219,7 +219,7 @@ def _check_input_fingerprint(
         required_quantization_formats=quantization_formats,
     )
     if chosen.estimator_input_fingerprint != expected:
-        raise invalid_plan(  # rule: 05.3.1/step15_input_fingerprint_recomputed
+        raise invalid_plan(  # rule: 05.3.1/step15_input_fingerprint_prechecked
             f"node `{node.id}` estimate input fingerprint differs from its resolution"
         )
 

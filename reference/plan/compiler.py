@@ -242,7 +242,7 @@ def _value_tensors(
         )
     produced = {v for n in nodes for v in n.outputs}
     if any(v not in produced for v in options.completion_retention):
-        raise invalid_plan(  # rule: 05.7.13/compile_options_consistent
+        raise invalid_plan(  # rule: 05.7.13/compile_retention_absent
             "completion retention must reference a semantic node output"
         )
     if any(v not in options.tensor_specs for v in program.inputs):
@@ -269,7 +269,7 @@ def _value_tensors(
         for ordinal, (value, contract) in enumerate(zip(node.inputs, operation.inputs, strict=True)):
             known_tensor = tensors.get(value)
             if known_tensor is None:
-                raise invalid_plan(  # rule: 05.7.13/node_values_resolved
+                raise invalid_plan(  # rule: 05.7.13/node_input_tensor_prechecked
                     f"node `{node.id}` input `{value}` has no concrete tensor"
                 )
             _unify(contract, known_tensor, symbols, f"node `{node.id}` input[{ordinal}] `{value}`")
@@ -280,7 +280,7 @@ def _value_tensors(
             if value not in tensors:
                 tensors[value] = _infer(contract, symbols, node.id)
     if any(v not in tensors for v in program.outputs):
-        raise invalid_plan(  # rule: 05.7.13/node_values_resolved
+        raise invalid_plan(  # rule: 05.7.13/program_outputs_prechecked
             "program compilation did not resolve every semantic output"
         )
     return tensors
@@ -346,7 +346,7 @@ def _storages(
         for component in schema.physical_component_refs(weight.weight_id):
             where = locations.get(component.id)
             if where is None:
-                raise invalid_plan(  # rule: 05.7.13/arena_range_checked
+                raise invalid_plan(  # rule: 05.7.13/weight_location_prechecked
                     f"weight component `{component.id}` has no physical location"
                 )
             components.append(
@@ -369,7 +369,7 @@ def _storages(
             if isinstance(contract.alias, MustAlias):
                 index = contract.alias.index
                 if index >= len(node.inputs) or node.inputs[index] not in storages:
-                    raise invalid_plan(  # rule: 05.7.13/node_values_resolved
+                    raise invalid_plan(  # rule: 05.7.13/alias_input_prechecked
                         f"node `{node.id}` aliases an absent input"
                     )
                 storages[value] = storages[node.inputs[index]]

@@ -48,7 +48,7 @@ def select_provider(
     report = catalog.provider_compatibility(request)
     compatible = report.require_compatible_for_node(catalog.device.id, node.id)
     if selected not in compatible:
-        raise invalid_plan(  # rule: 05.6.3/selected_provider_compatible
+        raise invalid_plan(  # rule: 05.6.3/selected_provider_prechecked
             f"selected provider `{selected}` is not compatible with node `{node.id}`"
         )
     if preferred is None:
@@ -66,7 +66,7 @@ def select_provider(
         rejected[preferred] = RejectedProvider(preferred, PlanProviderRejectReason.not_registered())
     if storage_rejection is not None:
         if storage_rejection.provider_id in rejected:
-            raise invalid_plan(  # rule: 05.6.3/duplicate_rejection_evidence, 05.6.3/fallback_needs_evidence
+            raise invalid_plan(  # rule: 05.6.3/storage_rejection_distinct
                 f"provider `{storage_rejection.provider_id}` has duplicate rejection evidence"
             )
         rejected[storage_rejection.provider_id] = storage_rejection

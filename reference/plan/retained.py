@@ -91,7 +91,7 @@ def resolve_retained_values(
         component = binding.storage.components[0]
         start = component.offset_bytes
         length = binding.tensor.minimum_storage_bytes()
-        checked_add(  # rule: 05.7.10/retained_not_overwritten, 05.7.10/retained_activation_single_component
+        checked_add(  # rule: 05.7.10/retained_end_prechecked
             start, length, error=partial(invalid_plan, "retained value range overflows u64")
         )
         for later_index in range(index, len(nodes)):

@@ -94,7 +94,7 @@ def node_candidates(
     for plan in resolution.provider_resource_candidates():
         provider = providers.get(plan.provider_id)
         if provider is None:
-            raise invalid_plan(  # rule: 05.6.1/candidate_provider_in_catalog
+            raise invalid_plan(  # rule: 05.6.1/candidate_provider_prechecked
                 f"candidate provider `{plan.provider_id}` is not registered for node `{node.id}`"
             )
         constraints: Constraints = {}

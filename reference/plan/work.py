@@ -27,7 +27,7 @@ __all__ = ["derive_work_contract", "validate_work_contract"]
 def _contract(operation: OperationDescriptor, binding: ResolvedValueBinding) -> TensorContract:
     contracts = operation.inputs if binding.role is ResolvedValueRole.INPUT else operation.outputs
     if binding.ordinal >= len(contracts):
-        raise invalid_plan(  # rule: 05.4.6/token_axis_must_be_symbol
+        raise invalid_plan(  # rule: 05.4.6/work_binding_contract_prechecked
             f"binding `{binding.value_id}` has no operation contract"
         )
     return contracts[binding.ordinal]
@@ -53,7 +53,7 @@ def derive_work_contract(
     assert axis is not None
     source_binding = next((b for b in values if b.value_id == work.value_id), None)
     if source_binding is None:
-        raise invalid_plan(  # rule: 05.4.6/token_axis_must_be_symbol
+        raise invalid_plan(  # rule: 05.4.6/token_value_bound_prechecked
             f"node `{node.id}` token work value `{work.value_id}` is not bound"
         )
     dims = _contract(operation, source_binding).dimensions

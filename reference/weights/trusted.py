@@ -108,11 +108,11 @@ class TrustedExecutionWeightPlan:
             if found is None:
                 raise InvalidExecutionPlan(
                     reason=f"execution component `{requested.id}` is absent from the trusted weight plan"
-                )  # rule: 05.10.6/materialize_payload_order_and_id, 05.10.6/materialize_payload_count
+                )  # rule: 05.10.6/group_component_in_plan
             if found != requested:
                 raise InvalidExecutionPlan(
                     reason=f"execution component `{requested.id}` differs from the trusted weight plan"
-                )  # rule: 05.10.6/materialize_payload_order_and_id, 05.10.6/materialize_payload_count
+                )  # rule: 05.10.6/group_component_equals_plan
             planned.append(found)
         first = execution_components[0]
         sources = self._plan.component_sources()

@@ -116,7 +116,7 @@ def _accumulate_values(nodes: tuple[MemoryNodeInput, ...], mst: int) -> dict[Res
     for node in nodes:
         alignment = node.value_alignment_bytes
         if alignment == 0:
-            raise invalid_plan(  # rule: 05.7.4/component_offset_aligned
+            raise invalid_plan(  # rule: 05.7.4/value_alignment_prechecked
                 f"node `{node.node_id.value}` has a zero value alignment"
             )
         for value in node.values:
@@ -126,7 +126,7 @@ def _accumulate_values(nodes: tuple[MemoryNodeInput, ...], mst: int) -> dict[Res
                     raise invalid_plan(  # rule: 05.7.4/component_offset_aligned
                         f"value `{value.value_id.value}` is not aligned to {alignment} bytes"
                     )
-                end = checked_add(  # rule: 05.7.4/token_projection_tiles_storage, 05.7.4/component_offset_aligned
+                end = checked_add(  # rule: 05.7.4/value_end_prechecked
                     offset, length, error=partial(invalid_plan, "value storage end overflows")
                 )
                 extent = value.token_extent

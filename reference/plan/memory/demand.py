@@ -72,7 +72,7 @@ class DynamicResourceShape:
         """Every dimension non-zero, else ``InvalidExecutionPlan``."""
         shape = cls(sequences, tokens, pages)
         if 0 in (sequences, tokens, pages):
-            raise invalid_plan(  # rule: 05.7.7/dynamic_demand_validate
+            raise invalid_plan(  # rule: 05.7.7/shape_new_unused
                 "dynamic resource shape dimensions must be non-zero"
             )
         return shape
@@ -229,7 +229,7 @@ class ActualSequencesDemand(DynamicResourceDemand):
             raise invalid_plan(  # rule: 04.7.1/bound_demand_overflow
                 "actual invocation shape exceeds its bounded resource formula"
             )
-        return checked_mul(  # rule: 04.7.1/bound_demand_overflow
+        return checked_mul(  # rule: 05.7.7/demand_product_within_validated_peak
             self.bytes_per_sequence,
             shape.sequences,
             error=partial(invalid_plan, "sequence-scaled resource request overflows"),
@@ -267,7 +267,7 @@ class TokensDemand(DynamicResourceDemand):
             raise invalid_plan(  # rule: 04.7.1/bound_demand_overflow
                 "actual invocation shape exceeds its bounded resource formula"
             )
-        return checked_mul(  # rule: 04.7.1/bound_demand_overflow
+        return checked_mul(  # rule: 05.7.7/demand_product_within_validated_peak
             self.bytes_per_token, shape.tokens, error=partial(invalid_plan, "token-scaled resource request overflows")
         )
 
@@ -320,12 +320,12 @@ class AffineDemand(DynamicResourceDemand):
             raise invalid_plan(  # rule: 04.7.1/bound_demand_overflow
                 "actual invocation shape exceeds its bounded resource formula"
             )
-        sequences = checked_mul(  # rule: 04.7.1/bound_demand_overflow
+        sequences = checked_mul(  # rule: 05.7.7/demand_product_within_validated_peak
             self.bytes_per_sequence,
             shape.sequences,
             error=partial(invalid_plan, "affine sequence resource request overflows"),
         )
-        tokens = checked_mul(  # rule: 04.7.1/bound_demand_overflow
+        tokens = checked_mul(  # rule: 05.7.7/demand_product_within_validated_peak
             self.bytes_per_token, shape.tokens, error=partial(invalid_plan, "affine token resource request overflows")
         )
         overflow = partial(invalid_plan, "affine resource request overflows")
@@ -361,7 +361,7 @@ class PagesDemand(DynamicResourceDemand):
             raise invalid_plan(  # rule: 04.7.1/bound_demand_overflow
                 "actual invocation shape exceeds its bounded resource formula"
             )
-        return checked_mul(  # rule: 04.7.1/bound_demand_overflow
+        return checked_mul(  # rule: 05.7.7/demand_product_within_validated_peak
             self.bytes_per_page, shape.pages, error=partial(invalid_plan, "page-scaled resource request overflows")
         )
 

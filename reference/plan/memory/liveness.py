@@ -171,7 +171,7 @@ def _row_bytes(row: InvocationResourceLiveness, by_id: Mapping[ResourceId, Dynam
     for resource in row.resource_ids:
         descriptor = by_id.get(resource)
         if descriptor is None:
-            raise invalid_plan(  # rule: 05.7.9/liveness_references_limit
+            raise invalid_plan(  # rule: 05.7.9/liveness_row_members_known
                 "pool liveness references an unknown descriptor"
             )
         total = checked_add(  # rule: 05.7.9/liveness_references_limit
@@ -211,7 +211,7 @@ def derive_pool_invocation_liveness(
             covered.update(used)
             rows.append(InvocationResourceLiveness(node.node_id, tuple(used)))
     if covered != set(invocation):
-        raise invalid_plan(  # rule: 05.7.9/liveness_references_limit
+        raise invalid_plan(  # rule: 05.7.9/derived_liveness_covers_workspaces
             "pool node liveness does not cover every invocation resource"
         )
     has_binding = any(d.kind.tag == "binding" for d in invocation.values())

@@ -259,7 +259,7 @@ class MemoryPlan:
                 "maximum active sequences protocol ceiling must be non-zero"
             )
         if self.resource_row_count > MAX_EXECUTION_PLAN_RESOURCE_ROWS:
-            raise invalid_plan(  # rule: 05.1/resource_rows_limit
+            raise invalid_plan(  # rule: 05.1/decoded_rows_within_wire_cap
                 f"execution plan resource rows exceed {MAX_EXECUTION_PLAN_RESOURCE_ROWS}"
             )
         if not (
@@ -293,7 +293,7 @@ class MemoryPlan:
                 )
             seen.add(descriptor.base_resource_id)
             if descriptor.theoretical_maximum_instances == 0 or descriptor.lifetime is AllocationLifetime.PLAN:
-                raise invalid_plan(  # rule: 05.7.11/dynamic_rows_valid
+                raise invalid_plan(  # rule: 05.7.11/descriptor_rows_prechecked
                     "dynamic descriptor has no instances or a plan-static lifetime"
                 )
             descriptor.demand.validate()
@@ -402,7 +402,7 @@ class MemoryPlan:
         """``from_wire`` plus the canonical round trip: unknown, omitted-default or non-canonical data fails."""
         plan = cls.from_wire(raw, context=context, path=path)
         if canonical_bytes(plan.to_wire(), trusted=True) != canonical_bytes(raw, context=context):
-            raise Serialization(  # rule: 05.9.1/step5_round_trip_unknown_nested_key
+            raise Serialization(  # rule: 05.9.1/memory_plan_canonical_helper
                 context, f"{path}: memory plan does not re-serialize to its input (non-canonical)"
             )
         return plan

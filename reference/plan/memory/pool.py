@@ -93,7 +93,7 @@ class StepResourceSlot:
         """Sorted; at least two unique members."""
         ordered = tuple(sorted(resource_ids))
         if len(ordered) < 2 or len(set(ordered)) != len(ordered):
-            raise invalid_plan(  # rule: 05.7.8/slots_ascending_members_unique
+            raise invalid_plan(  # rule: 05.7.8/wave_slot_members_derived
                 "ordered single-fence step slot requires at least two unique resources"
             )
         return cls(StepResourceSlotKind.ORDERED_SINGLE_FENCE_STEP_WAVE, ordered)

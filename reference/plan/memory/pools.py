@@ -119,7 +119,7 @@ def derive_dynamic_pools(
     growth = dict(growth_ceilings or {})
     groups = group_descriptors(descriptors)
     if any(pool_id not in groups for pool_id in (*reusable, *growth)):
-        raise invalid_plan(  # rule: 05.7.14/pool_reusable_ceilings
+        raise invalid_plan(  # rule: 05.7.14/derived_ceilings_name_known_pools
             "a reusable or checkpoint ceiling references an unknown dynamic pool"
         )
     pools = []

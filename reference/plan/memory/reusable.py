@@ -232,7 +232,7 @@ def _invocation_bytes(
     for row in pool.invocation_liveness:
         size = 0
         for resource in row.resource_ids:
-            size = checked_add(  # rule: 05.7.14/reusable_memory_plan_checked
+            size = checked_add(  # rule: 05.7.14/reusable_row_single_member
                 size,
                 by_id[resource].evaluate_request_bytes(shape),
                 error=partial(invalid_plan, "reusable invocation row budget overflows"),
@@ -260,7 +260,7 @@ def derive_reusable_execution(
     except VNextError:
         raise
     if node_count <= 0:
-        raise invalid_plan(  # rule: 05.7.14/reusable_memory_plan_checked
+        raise invalid_plan(  # rule: 05.7.14/reusable_plan_has_nodes
             "reusable execution requires at least one plan node"
         )
     overflow = partial(invalid_plan, "reusable device executable count overflows")

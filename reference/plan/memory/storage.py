@@ -59,7 +59,7 @@ def _layout_class(layout: JsonValue, context: str) -> JsonValue:
     if tag == "contiguous":
         return "contiguous"
     if not isinstance(content, dict):
-        raise Serialization(  # rule: 01.5/struct_wrong_json_type
+        raise Serialization(  # rule: 01.5/memory_layout_class_variant_object
             context, f"$.{tag}: layout variant must be an object"
         )
     if tag == "strided":
