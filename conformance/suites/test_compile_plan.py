@@ -153,7 +153,7 @@ REJECTIONS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
         _options({"value.input": {**INPUT, "dimensions": [5]}}),
         ("05.7.13/probe_pass",),
     ),
-    "non_power_of_two_alignment": ("invalid_alignment", _options(), ("05.7.13/probe_alignment_power_of_two",)),
+    "non_power_of_two_alignment": ("invalid_alignment", _options(), ("04.8.3/value_alignment_power_of_two",)),
     "missing_capability": ("correct", _options(required_capabilities={"node.main": ["capability.missing"]}), ()),
 }
 

@@ -126,9 +126,7 @@ def test_progress_lines_in_a_log(tmp_path: Path) -> None:
 
 
 def test_a_run_leaves_only_its_cache_directory_and_the_reports_asked_for(tmp_path: Path) -> None:
-    proc = run_cli(
-        "run", "--only", "describe,identities", "--junit-xml", "j.xml", "--report-md", "s.md", cwd=tmp_path
-    )
+    proc = run_cli("run", "--only", "describe,identities", "--junit-xml", "j.xml", "--report-md", "s.md", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout
     assert sorted(path.name for path in tmp_path.iterdir()) == [".vnext-conformance", "j.xml", "s.md"]
     assert "hypothesis-statistics" not in (tmp_path / "j.xml").read_text()
