@@ -253,4 +253,54 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         "must use activations storage",
         edits=(Edit(_value("value.input", "usage"), "set", "state"),),
     ),
+    # 04 §2.2: a zero checkpoint capacity on the policy wire (the NonZeroU64 type refuses it).
+    ScenarioCell(
+        "policy_checkpoint_capacity_zero",
+        "04.2.2/checkpoint_capacity_zero_rejected_on_wire",
+        _SERIAL,
+        "maximum_retained_bytes: expected a non-zero u64",
+        edits=(Edit(("policy", "wire", "memory", "checkpoint_capacity"), "set", {"maximum_retained_bytes": 0}),),
+    ),
+    # 04 §9 step 3: a policy whose scheduled-token limit is zero (its serde form carries any numbers).
+    ScenarioCell(
+        "policy_zero_scheduled_tokens",
+        "04.9/step03_zero_scheduled_tokens",
+        _PLAN,
+        "maximum_scheduled_tokens must be non-zero",
+        edits=(
+            Edit(
+                ("policy",),
+                "set",
+                {
+                    "kind": "adversarial",
+                    "serde": {
+                        "maximum_active_sequences": 3,
+                        "maximum_scheduled_tokens": 0,
+                        "dynamic_storage_profile_order": [{"allocator": "linear_arena", "view": "contiguous"}],
+                    },
+                },
+            ),
+        ),
+    ),
+    # 04 §9 step 7: the registry declares the other operations' contracts and estimators, not the node's.
+    ScenarioCell(
+        "registry_contract_missing",
+        "04.9/step07_exactly_one_contract",
+        _PLAN,
+        "needs exactly one registered contract",
+        base="graph_alias",
+        edits=(Edit(("registry", "contracts"), "drop", 0), Edit(("registry", "estimators"), "drop", 0)),
+    ),
+    # 04 §5.5: a weight component whose physical byte size overflows u64.
+    ScenarioCell(
+        "weight_component_bytes_overflow",
+        "04.5.5/component_byte_size_computable",
+        _SERIAL,
+        "has no byte size",
+        edits=(
+            Edit(
+                _value("value.weight", "weight", "components", 0, "physical_dimensions"), "set", [1 << 32, 1 << 32, 2]
+            ),
+        ),
+    ),
 )
