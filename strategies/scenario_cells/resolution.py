@@ -8,9 +8,14 @@ estimator of ``registry.estimators`` that declares its estimate.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Final
 
-from strategies.json_edits import Edit
+from reference.catalog.tensor_contract import RangeDimension
+from reference.documents.catalog import catalog_to_document
+from seeds.catalogs import catalog_with_operation, operation
+from strategies.budget import base_scenario
+from strategies.json_edits import Edit, apply_edits
 from strategies.scenario_cells.cell import ScenarioCell
 
 _U64_MAX: Final = (1 << 64) - 1
@@ -68,6 +73,24 @@ def _extra_component(component_id: str) -> Any:
         return [first, {**first, "component_id": component_id, "resource_id": "resource.extra"}]
 
     return edit
+
+
+def _weight_shorter_than_program() -> dict[str, Any]:
+    """The plan fixture whose operation takes a weight of 1..=8 elements, bound as 2 elements (program: 4)."""
+    base = operation()
+    inputs = list(base.inputs)
+    inputs[1] = dataclasses.replace(inputs[1], dimensions=(RangeDimension(1, 8),))
+    scenario = base_scenario("plan_fixture")
+    scenario["catalog"] = catalog_to_document(catalog_with_operation(dataclasses.replace(base, inputs=tuple(inputs))))
+    edited: dict[str, Any] = apply_edits(
+        scenario,
+        (
+            Edit(_value("value.weight", "tensor", "dimensions"), "set", [2]),
+            Edit(_value("value.weight", "weight", "components", 0, "physical_dimensions"), "set", [2]),
+            Edit(_value("value.weight", "storage", "components", 0, "length_bytes"), "set", 8),
+        ),
+    )
+    return edited
 
 
 CELLS: Final[tuple[ScenarioCell, ...]] = (
@@ -302,5 +325,13 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
                 _value("value.weight", "weight", "components", 0, "physical_dimensions"), "set", [1 << 32, 1 << 32, 2]
             ),
         ),
+    ),
+    # 04 §9 step 8: a weight binding the operation contract accepts, with another shape than the program's.
+    ScenarioCell(
+        "semantic_weight_tensor_differs_from_program",
+        "04.9/step08_weight_tensor_equals_program",
+        _PLAN,
+        "tensor differs from the program",
+        make=_weight_shorter_than_program,
     ),
 )
