@@ -93,6 +93,14 @@ def _weight_shorter_than_program() -> dict[str, Any]:
     return edited
 
 
+def _nested_layout(depth: int) -> dict[str, Any]:
+    """A weight layout of ``depth`` composite levels around the dense layout of ``weight.component``."""
+    layout: dict[str, Any] = {"dense": {"component_id": "weight.component"}}
+    for _ in range(depth):
+        layout = {"composite": {"parts": [{"layout": layout, "logical_offsets": [0], "extents": [4]}]}}
+    return layout
+
+
 CELLS: Final[tuple[ScenarioCell, ...]] = (
     # 04 §7.1: a token formula with zero bytes per token, built when the estimator answers.
     ScenarioCell(
@@ -333,5 +341,13 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         _PLAN,
         "tensor differs from the program",
         make=_weight_shorter_than_program,
+    ),
+    # 04 §5.5: a resolved weight layout deeper than the layout budget (16 levels).
+    ScenarioCell(
+        "weight_layout_too_deep",
+        "04.5.5/component_ids_match_layout",
+        _SERIAL,
+        "physical weight layout exceeds maximum depth",
+        edits=(Edit(_value("value.weight", "weight", "physical_layout"), "set", _nested_layout(17)),),
     ),
 )
