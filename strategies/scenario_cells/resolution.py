@@ -101,6 +101,35 @@ def _nested_layout(depth: int) -> dict[str, Any]:
     return layout
 
 
+def _outputs_overlap() -> dict[str, Any]:
+    """The plan fixture's node with a second output (operation, program node and profile boundaries) whose
+    binding has the first output's storage."""
+    base = operation()
+    scenario = base_scenario("plan_fixture")
+    scenario["catalog"] = catalog_to_document(
+        catalog_with_operation(dataclasses.replace(base, outputs=(*base.outputs, base.outputs[0])))
+    )
+    node = ("family", "document", "program", "blocks", 0, "nodes", 0, "outputs")
+
+    def second_output(values: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        output = next(v for v in values if v["role"] == "output")
+        return [*values, {**output, "value_id": "value.output.second", "ordinal": 1}]
+
+    edited: dict[str, Any] = apply_edits(
+        scenario,
+        (
+            Edit(node, "append", "value.output.second"),
+            Edit(
+                ("family", "document", "numerical_profiles", "profiles", 0, "boundaries", "value.output.second"),
+                "set",
+                "f32",
+            ),
+            Edit(("resolutions", 0, "values"), "apply", second_output),
+        ),
+    )
+    return edited
+
+
 CELLS: Final[tuple[ScenarioCell, ...]] = (
     # 04 §7.1: a token formula with zero bytes per token, built when the estimator answers.
     ScenarioCell(
@@ -349,5 +378,13 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         _SERIAL,
         "physical weight layout exceeds maximum depth",
         edits=(Edit(_value("value.weight", "weight", "physical_layout"), "set", _nested_layout(17)),),
+    ),
+    # 04 §5.7: two no-alias outputs on one byte range.
+    ScenarioCell(
+        "binding_outputs_overlap",
+        "04.5.7/no_alias_output_overlap",
+        _PLAN,
+        "output resources overlap",
+        make=_outputs_overlap,
     ),
 )
