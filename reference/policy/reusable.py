@@ -199,7 +199,9 @@ class UniformDecodeShape:
     def new(cls, request_capacity: int, query_tokens_per_sequence: int) -> UniformDecodeShape:
         tokens = request_capacity * query_tokens_per_sequence
         if tokens > U64_MAX:
-            raise invalid_plan("reusable decode program token capacity overflows u64")  # rule: 04.2.4/bucket_id_derived
+            raise invalid_plan(  # rule: 04.2.4/uniform_decode_shape_new_token_overflow
+                "reusable decode program token capacity overflows u64"
+            )
         return cls(request_capacity, tokens, query_tokens_per_sequence)
 
     def sort_key(self) -> tuple[int, int, int, int]:

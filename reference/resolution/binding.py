@@ -76,7 +76,7 @@ class ResolvedValueBinding:
 
     def __post_init__(self) -> None:
         if not fits_uint(self.ordinal, 32):
-            raise InvalidExecutionPlan(  # rule: 04.5.6/input_access_readable, 04.5.6/output_access_writable
+            raise InvalidExecutionPlan(  # rule: 04.5.6/ordinal_fixed_width
                 reason=f"binding ordinal {self.ordinal!r} is not a u32"
             )
         role, access = self.role, self.access

@@ -56,7 +56,7 @@ def _invalid(reason: str) -> InvalidExecutionPlan:
 
 def _uint(value: Any, bits: int, name: str) -> int:
     if not fits_uint(value, bits):
-        raise _invalid(f"field `{name}` {value!r} is not a u{bits}")  # rule: 01.5/unsigned_rejects_out_of_range
+        raise _invalid(f"field `{name}` {value!r} is not a u{bits}")  # rule: 04.7.1/formula_numbers_fixed_width
     return value
 
 

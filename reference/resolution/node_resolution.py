@@ -301,7 +301,7 @@ class PlanNodeResolution:
             )
             estimate = estimator.estimate_resources(estimate_request)
             if not isinstance(estimate, OperationResourceEstimate):
-                raise InvalidExecutionPlan(  # rule: 04.9/step13e_estimator_error_propagates
+                raise InvalidExecutionPlan(  # rule: 04.9/step13e_estimate_type
                     reason=f"provider `{provider_id}` estimator returned no resource estimate"
                 )
             plan = ProviderResourcePlan.from_provider_output(descriptor, input_fingerprint, estimate)

@@ -24,7 +24,7 @@ __all__ = ["ResolvedStorageComponent", "ResolvedValueStorage", "ranges_overlap",
 
 def _u64(value: Any, name: str) -> int:
     if not fits_uint(value, 64):
-        raise InvalidExecutionPlan(reason=f"{name} {value!r} is not a u64")  # rule: 04.5.3/end_fits_u64
+        raise InvalidExecutionPlan(reason=f"{name} {value!r} is not a u64")  # rule: 04.5.3/range_numbers_fixed_width
     return value
 
 

@@ -62,7 +62,7 @@ class ResolvedTensorSpec:
         dims = tuple(dimensions)
         for extent in dims:
             if not fits_uint(extent, 64):
-                raise InvalidExecutionPlan(  # rule: 04.5.2/dimension_nonzero, 04.5.2/zero_fill_padded_overflow
+                raise InvalidExecutionPlan(  # rule: 04.5.2/dimensions_fixed_width
                     reason=f"tensor dimension {extent!r} is not a u64"
                 )
         if not isinstance(element_type, ElementType):

@@ -195,7 +195,7 @@ class ResolvedWeightBinding:
         """Copy one tensor of ``schema``: identity, layout, its components sorted by id; then re-validate."""
         tensor = schema.tensor(weight_id)
         if tensor is None:
-            raise InvalidExecutionPlan(  # rule: 04.5.5/schema_major_nonzero, 04.5.5/component_ids_match_layout
+            raise InvalidExecutionPlan(  # rule: 04.5.5/from_schema_weight_known
                 reason=f"unknown logical weight `{weight_id}`"
             )
         components = sorted(

@@ -93,7 +93,7 @@ class ProviderWorkspaceRequirement:
         """The ``from_formula`` checks, in order."""
         self.size_formula.validate()
         if not fits_uint(self.alignment_bytes, 64):
-            raise InvalidExecutionPlan(  # rule: 04.7.2/minimum_bytes_computable, 04.7.2/alignment_power_of_two
+            raise InvalidExecutionPlan(  # rule: 04.7.2/workspace_alignment_fixed_width
                 reason=f"workspace alignment {self.alignment_bytes!r} is not a u64"
             )
         if not is_power_of_two(self.alignment_bytes):
