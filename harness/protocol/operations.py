@@ -54,7 +54,8 @@ from reference.api import (
     PreparedFamily,
     WeightPlanSelection,
 )
-from reference.errors import VNextError
+from reference.api import DEVICE_RUNTIME_SCRIPT_CONTEXT, StepAnswer
+from reference.errors import Serialization, VNextError, error_from_dict
 
 __all__ = ["OPERATIONS", "Level", "Operation", "Operations", "Scenario", "operation"]
 
@@ -182,6 +183,36 @@ class Operation(Generic[R_co]):
 _DECLARED: dict[str, Operation[Any]] = {}
 
 
+# --------------------------------------------------------------------------- device_runtime_script answers
+@dataclass(frozen=True, slots=True)
+class StepAnswersResult:
+    """``{"answers": [{"value": ...} | {"error": <error object>}, ...]}`` as a tuple of ``StepAnswer``."""
+
+    def encode(self, value: Any) -> dict[str, Any]:
+        if not isinstance(value, tuple | list) or not all(isinstance(item, StepAnswer) for item in value):
+            raise ProtocolError(f"the implementation returned {type(value).__name__}, not a sequence of StepAnswer")
+        return {"answers": [item.to_wire() for item in value]}
+
+    def decode(self, raw: Any) -> tuple[StepAnswer, ...]:
+        if not isinstance(raw, dict) or set(raw) != {"answers"} or not isinstance(raw["answers"], list):
+            raise ProtocolError("must be an object with exactly the key answers, an array")
+        answers: list[StepAnswer] = []
+        for index, item in enumerate(raw["answers"]):
+            if not isinstance(item, dict) or len(item) != 1 or not set(item) <= {"value", "error"}:
+                raise ProtocolError(f'answers[{index}] must be {{"value": ...}} or {{"error": ...}}')
+            if "value" in item:
+                answers.append(StepAnswer(value=item["value"]))
+                continue
+            try:
+                answers.append(StepAnswer(error=error_from_dict(item["error"])))
+            except Serialization as exc:
+                raise ProtocolError(f"answers[{index}].error: {exc.message_text}") from None
+        return tuple(answers)
+
+
+# --------------------------------------------------------------------------- end of device_runtime_script answers
+
+
 def operation(
     *params: Param[Any],
     result: ResultCodec[R],
@@ -300,6 +331,18 @@ class Operations:
     )
     def execute(self, scenario: Scenario, inputs: Mapping[str, bytes] | None = None, replays: int = 1) -> ExecuteResult:
         """Run the scenario's plan on the backend's device runtime ``replays`` times (§5.2)."""
+        ...
+
+    @operation(
+        ScenarioParam(),
+        DocumentParam("script", DEVICE_RUNTIME_SCRIPT_CONTEXT),
+        result=StepAnswersResult(),
+        level=Level.RUNTIME,
+        probe=({}, []),
+    )
+    def device_runtime_script(self, scenario: Scenario, script: Sequence[Any] | RawJson) -> tuple[StepAnswer, ...]:
+        """Run a scripted DeviceRuntime call sequence (03 §13.1, §13.3) on the runtime of the scenario's catalog
+        device: each step's value or contract error (§5.7)."""
         ...
 
 
