@@ -297,7 +297,7 @@ def device_runtime_script(scenario: Scenario, script: Any) -> tuple[StepAnswer, 
     """Optional: run a scripted DeviceRuntime call sequence (03 §13.1, §13.3); each step's value or contract error.
 
     The script is decoded first (``decode device runtime script``), then the scenario's catalog; the
-    runtime steps run on the reference runtime of the catalog's device (harness/PROTOCOL.md §5.7).
+    runtime steps run on the reference runtime of the catalog's device (harness/PROTOCOL.md §5.6).
     """
 
     steps = decode_script(script)

@@ -49,12 +49,13 @@ from harness.protocol.description import BackendDescription
 from harness.protocol.envelope import Request
 from reference.api import (
     COMPILE_OPTIONS_CONTEXT,
+    DEVICE_RUNTIME_SCRIPT_CONTEXT,
     IDENTITY_KINDS,
     ExecuteResult,
     PreparedFamily,
+    StepAnswer,
     WeightPlanSelection,
 )
-from reference.api import DEVICE_RUNTIME_SCRIPT_CONTEXT, StepAnswer
 from reference.errors import Serialization, VNextError, error_from_dict
 
 __all__ = ["OPERATIONS", "Level", "Operation", "Operations", "Scenario", "operation"]
@@ -342,7 +343,7 @@ class Operations:
     )
     def device_runtime_script(self, scenario: Scenario, script: Sequence[Any] | RawJson) -> tuple[StepAnswer, ...]:
         """Run a scripted DeviceRuntime call sequence (03 §13.1, §13.3) on the runtime of the scenario's catalog
-        device: each step's value or contract error (§5.7)."""
+        device: each step's value or contract error (§5.6)."""
         ...
 
 

@@ -1,0 +1,292 @@
+"""DeviceRuntime value rules (03 §13.1, §13.3) through ``device_runtime_script``.
+
+Each case sends one short script to the backend and to the reference and compares the answers
+step by step: a step's value must equal the reference's, field for field; a step's error must be
+the same contract error (its free-text ``reason`` is the implementation's own words). The
+reference's answers are first checked against what the contract sheet states.
+
+``runtime_enums`` is compared exactly but for ``timing_modes``: the sheet lists ``off``,
+``completion`` and ``kernel`` (``kernel`` in newer files) and the reference adds ``replay``
+(decision 08-runtime D12), so a backend's list must hold the sheet's three in that order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+import pytest
+
+from conformance.suites.contract_errors import error_of, pinned
+from harness.cases import exercise
+from harness.protocol.codecs import RawJson
+from harness.under_test import BackendUnderTest
+from reference.api import StepAnswer
+from seeds.scenarios import plan_fixture_scenario
+
+U64_MAX: Final = (1 << 64) - 1
+OK: Final = "ok"
+IEP: Final = "invalid_execution_plan"
+SCENARIO: Final = plan_fixture_scenario(0)
+
+
+def _region(src: int, dst: int, length: int) -> dict[str, Any]:
+    return {"source_offset_bytes": src, "destination_offset_bytes": dst, "length_bytes": length}
+
+
+def _descriptor(size: int, element_type: str = "u8") -> dict[str, Any]:
+    return {
+        "resource_id": f"buffer.{size}",
+        "size_bytes": size,
+        "alignment_bytes": 1,
+        "usage": "scratch",
+        "element_type": element_type,
+    }
+
+
+def _bounds(src: int, dst: int, length: int, source: int, destination: int) -> dict[str, Any]:
+    return {
+        "op": "copy_region_bounds",
+        "region": _region(src, dst, length),
+        "source": _descriptor(source),
+        "destination": _descriptor(destination),
+    }
+
+
+def _layout(element_type: str, count: int) -> dict[str, Any]:
+    return {"op": "host_transfer_layout", "element_type": element_type, "element_count": count}
+
+
+def _layout_bytes(element_type: str, count: int, length: int) -> dict[str, Any]:
+    return {
+        "op": "host_layout_bytes",
+        "layout": {"element_type": element_type, "element_count": count},
+        "length_bytes": length,
+    }
+
+
+def _report(code: str, message: str, retryable: bool = False) -> dict[str, Any]:
+    return {"op": "device_error_report", "code": code, "message": message, "retryable": retryable}
+
+
+#: case id -> (rules, [(step, expected outcome: "ok" or the error kind)]).
+CASES: Final[dict[str, tuple[tuple[str, ...], list[tuple[dict[str, Any], str]]]]] = {
+    "copy_region_length": (
+        ("03.13.1/copy_region_length",),
+        [({"op": "copy_region", **_region(0, 0, 0)}, IEP), ({"op": "copy_region", **_region(0, 0, 1)}, OK)],
+    ),
+    "copy_region_overflow": (
+        ("03.13.1/copy_region_overflow",),
+        [
+            ({"op": "copy_region", **_region(U64_MAX - 3, 0, 4)}, IEP),
+            ({"op": "copy_region", **_region(0, U64_MAX - 3, 4)}, IEP),
+            ({"op": "copy_region", **_region(U64_MAX, U64_MAX, 1)}, IEP),
+            ({"op": "copy_region", **_region(U64_MAX - 4, U64_MAX - 4, 4)}, OK),
+            ({"op": "copy_region", **_region(0, 0, U64_MAX)}, OK),
+        ],
+    ),
+    "copy_region_bounds": (
+        ("03.13.1/copy_region_bounds",),
+        [
+            (_bounds(1, 0, 4, 4, 8), IEP),
+            (_bounds(0, 5, 4, 8, 8), IEP),
+            (_bounds(0, 0, 4, 4, 4), OK),
+            (_bounds(4, 4, 4, 8, 8), OK),
+            (_bounds(0, 0, 0, 4, 4), IEP),
+        ],
+    ),
+    "host_layout_count": (
+        ("03.13.1/host_layout_count",),
+        [(_layout("f32", 0), IEP), (_layout("u8", 1), OK), (_layout("f32", 3), OK)],
+    ),
+    "host_layout_overflow": (
+        ("03.13.1/host_layout_overflow",),
+        [
+            (_layout("f32", 1 << 62), IEP),
+            (_layout("f32", U64_MAX), IEP),
+            (_layout("f32", (1 << 62) - 1), OK),
+            (_layout("u8", U64_MAX), OK),
+        ],
+    ),
+    "host_layout_bytes": (
+        ("03.13.1/host_layout_bytes",),
+        [
+            (_layout_bytes("f32", 3, 11), IEP),
+            (_layout_bytes("f32", 3, 13), IEP),
+            (_layout_bytes("f32", 3, 12), OK),
+            (_layout_bytes("f32", 0, 0), IEP),
+        ],
+    ),
+    "error_report_code": (
+        ("03.13.1/error_report_code",),
+        [
+            (_report("x" * 65, "m"), IEP),
+            (_report("", "m"), IEP),
+            (_report("a b", "m"), IEP),
+            (_report("a/b", "m"), IEP),
+            (_report("\u00e9", "m"), IEP),
+            (_report("x" * 64, "m"), OK),
+            (_report("Az09._-", "m", True), OK),
+        ],
+    ),
+    "error_report_message_blank": (
+        ("03.13.1/error_report_message_blank",),
+        [(_report("c", ""), IEP), (_report("c", " \n\t "), IEP), (_report("c", " x "), OK)],
+    ),
+    "error_report_message_length": (
+        ("03.13.1/error_report_message_length",),
+        [
+            (_report("c", "m" * 4097), IEP),
+            (_report("c", "\u00e9" * 2049), IEP),
+            (_report("c", "m" * 4096), OK),
+            (_report("c", "\u00e9" * 2048), OK),
+        ],
+    ),
+    "error_report_message_controls": (
+        ("03.13.1/error_report_message_controls",),
+        [
+            (_report("c", "a\rb"), IEP),
+            (_report("c", "a\x00b"), IEP),
+            (_report("c", "a\x7fb"), IEP),
+            (_report("c", "a\x1bb"), IEP),
+            (_report("c", "a\n\tb"), OK),
+        ],
+    ),
+    "terminal_wire": (
+        ("03.13.1/terminal_wire",),
+        [
+            ({"op": "device_terminal", "error": None}, OK),
+            ({"op": "device_terminal", "error": "device lost"}, OK),
+            ({"op": "fence_query", "status": "pending", "error": None}, OK),
+            ({"op": "fence_query", "status": "terminal", "error": None}, OK),
+            ({"op": "fence_query", "status": "terminal", "error": "device lost"}, OK),
+        ],
+    ),
+    "fence_indeterminate_not_terminal": (
+        ("03.13.1/fence_indeterminate_not_terminal",),
+        [
+            ({"op": "fence_query", "status": "indeterminate", "error": "unknown"}, OK),
+            ({"op": "fence_query", "status": "terminal", "error": None}, OK),
+        ],
+    ),
+    "create_stream_ready": (
+        ("03.13.3/create_stream_ready",),
+        [
+            ({"op": "create_stream"}, OK),
+            ({"op": "stream_state", "stream": 0}, OK),
+            ({"op": "create_stream"}, OK),
+            ({"op": "stream_state", "stream": 2}, OK),
+        ],
+    ),
+}
+
+#: What the sheet states of the value steps' values (checked on the reference's answers).
+SHEET_VALUES: Final[dict[str, list[Any]]] = {
+    "terminal_wire": [
+        {"status": "succeeded"},
+        {"status": "failed_but_quiescent", "error": "device lost"},
+        {"wire": {"status": "pending"}, "is_terminal": False},
+        {
+            "wire": {
+                "status": "terminal",
+                "detail": {"terminal": {"status": "succeeded"}, "execution_timing": {"status": "not_requested"}},
+            },
+            "is_terminal": True,
+        },
+        {
+            "wire": {
+                "status": "terminal",
+                "detail": {
+                    "terminal": {"status": "failed_but_quiescent", "error": "device lost"},
+                    "execution_timing": {"status": "not_requested"},
+                },
+            },
+            "is_terminal": True,
+        },
+    ],
+    "fence_indeterminate_not_terminal": [
+        {"wire": {"status": "indeterminate", "detail": "unknown"}, "is_terminal": False},
+        {
+            "wire": {
+                "status": "terminal",
+                "detail": {"terminal": {"status": "succeeded"}, "execution_timing": {"status": "not_requested"}},
+            },
+            "is_terminal": True,
+        },
+    ],
+    "create_stream_ready": [{"state": "ready"}] * 4,
+}
+
+
+def _outcomes(answers: Sequence[StepAnswer]) -> list[Any]:
+    """Each answer as its value or its pinned error fields."""
+    return [("error", pinned(a.error)) if a.error is not None else ("value", a.value) for a in answers]
+
+
+def _compare(got: Sequence[StepAnswer], want: Sequence[StepAnswer]) -> None:
+    assert len(got) == len(want), f"the backend answered {len(got)} steps of {len(want)}"
+    for index, (mine, theirs) in enumerate(zip(_outcomes(got), _outcomes(want), strict=True)):
+        assert mine == theirs, f"step {index}: the backend answered {mine}, the reference {theirs}"
+
+
+@pytest.mark.requires("device_runtime_script")
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_script_step_matches_the_reference(backend: BackendUnderTest, oracle: Any, case: str) -> None:
+    rules, steps = CASES[case]
+    exercise(*rules)
+    script = [step for step, _ in steps]
+    want = oracle.device_runtime_script(SCENARIO, script)
+    kinds = [OK if a.error is None else a.error.kind for a in want]
+    assert kinds == [expected for _, expected in steps], "the reference departs from the contract sheet"
+    if case in SHEET_VALUES:
+        assert [a.value for a in want] == SHEET_VALUES[case], "the reference departs from the contract sheet"
+    _compare(backend.device_runtime_script(SCENARIO, script), want)
+
+
+@pytest.mark.requires("device_runtime_script")
+@pytest.mark.rules("03.13.1/runtime_enums")
+def test_runtime_enums(backend: BackendUnderTest, oracle: Any) -> None:
+    (want,) = oracle.device_runtime_script(SCENARIO, [{"op": "runtime_enums"}])
+    assert want.value == {
+        "stream_states": ["ready", "recording", "submitted", "failed"],
+        "timing_modes": ["off", "completion", "replay", "kernel"],
+        "default_timing_mode": "off",
+        "command_phases": ["initialization", "dynamic_binding", "compute", "result_binding"],
+    }
+    (got,) = backend.device_runtime_script(SCENARIO, [{"op": "runtime_enums"}])
+    assert got.error is None, f"the backend answered {got.error}"
+    assert isinstance(got.value, dict) and set(got.value) == set(want.value)
+    for key in ("stream_states", "default_timing_mode", "command_phases"):
+        assert got.value[key] == want.value[key], f"{key}: the backend answered {got.value[key]}"
+    modes = got.value["timing_modes"]
+    assert isinstance(modes, list) and [m for m in modes if m in ("off", "completion", "kernel")] == [
+        "off",
+        "completion",
+        "kernel",
+    ], f"timing_modes: the backend answered {modes}"
+
+
+#: Scripts no decoder accepts: the whole call is refused with ``decode device runtime script``.
+MALFORMED: Final[dict[str, Any]] = {
+    "not_an_array": {"op": "runtime_enums"},
+    "unknown_op": [{"op": "reset_device"}],
+    "unknown_field": [{"op": "runtime_enums", "extra": 1}],
+    "missing_field": [{"op": "copy_region", "source_offset_bytes": 0, "destination_offset_bytes": 0}],
+    "over_u64": RawJson(
+        b'[{"op":"copy_region","source_offset_bytes":0,"destination_offset_bytes":0,"length_bytes":18446744073709551616}]'
+    ),
+    "fractional": [{"op": "copy_region", **_region(0, 0, 1.5)}],  # type: ignore[arg-type]
+    "negative": [{"op": "copy_region", **_region(-1, 0, 1)}],
+    "unknown_element_type": [_layout("f128", 1)],
+    "stream_not_created": [{"op": "stream_state", "stream": 0}],
+    "too_many_steps": [{"op": "runtime_enums"}] * 257,
+}
+
+
+@pytest.mark.requires("device_runtime_script")
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_malformed_script_is_refused_like_the_reference(backend: BackendUnderTest, oracle: Any, case: str) -> None:
+    script = MALFORMED[case]
+    want = error_of(lambda: oracle.device_runtime_script(SCENARIO, script))
+    assert want == {"kind": "serialization", "context": "decode device runtime script"}
+    assert error_of(lambda: backend.device_runtime_script(SCENARIO, script)) == want
