@@ -55,6 +55,7 @@ from reference.plan.payload import EXECUTION_PLAN_SCHEMA, MAX_EXECUTION_PLAN_WIR
 from reference.runtime.executor import OUT_OF_PLAN_PROBES
 from reference.runtime.executor import replay_digest as _replay_digest
 from reference.runtime.result import ExecuteResult
+from reference.runtime.script import REFUSALS as DEVICE_RUNTIME_REFUSALS
 from reference.runtime.script import SCRIPT_CONTEXT as DEVICE_RUNTIME_SCRIPT_CONTEXT
 from reference.runtime.script import StepAnswer, decode_script, run_script
 from reference.scenario.compile import compile_scenario_plan
@@ -70,6 +71,7 @@ __all__ = [
     "MAX_EXECUTION_PLAN_WIRE_BYTES",
     "OUT_OF_PLAN_PROBES",
     "COMPILE_OPTIONS_CONTEXT",
+    "DEVICE_RUNTIME_REFUSALS",
     "DEVICE_RUNTIME_SCRIPT_CONTEXT",
     "CONTRACT_CRATE",
     "CONTRACT_MODULE",
@@ -302,7 +304,7 @@ def device_runtime_script(scenario: Scenario, script: Any) -> tuple[StepAnswer, 
 
     steps = decode_script(script)
     device = scenario_catalog(ScenarioDocument.from_wire(scenario)).device
-    return run_script(steps, device)
+    return run_script(steps, device, lambda: scenario_plan(scenario).plan.memory)
 
 
 # --------------------------------------------------------------------------- oracle values for the suites

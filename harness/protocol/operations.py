@@ -49,6 +49,7 @@ from harness.protocol.description import BackendDescription
 from harness.protocol.envelope import Request
 from reference.api import (
     COMPILE_OPTIONS_CONTEXT,
+    DEVICE_RUNTIME_REFUSALS,
     DEVICE_RUNTIME_SCRIPT_CONTEXT,
     IDENTITY_KINDS,
     ExecuteResult,
@@ -187,7 +188,8 @@ _DECLARED: dict[str, Operation[Any]] = {}
 # --------------------------------------------------------------------------- device_runtime_script answers
 @dataclass(frozen=True, slots=True)
 class StepAnswersResult:
-    """``{"answers": [{"value": ...} | {"error": <error object>}, ...]}`` as a tuple of ``StepAnswer``."""
+    """``{"answers": [{"value": ...} | {"error": <error object>} | {"refused": {"as", "message"}}, ...]}`` as a
+    tuple of ``StepAnswer``."""
 
     def encode(self, value: Any) -> dict[str, Any]:
         if not isinstance(value, tuple | list) or not all(isinstance(item, StepAnswer) for item in value):
@@ -197,18 +199,30 @@ class StepAnswersResult:
     def decode(self, raw: Any) -> tuple[StepAnswer, ...]:
         if not isinstance(raw, dict) or set(raw) != {"answers"} or not isinstance(raw["answers"], list):
             raise ProtocolError("must be an object with exactly the key answers, an array")
-        answers: list[StepAnswer] = []
-        for index, item in enumerate(raw["answers"]):
-            if not isinstance(item, dict) or len(item) != 1 or not set(item) <= {"value", "error"}:
-                raise ProtocolError(f'answers[{index}] must be {{"value": ...}} or {{"error": ...}}')
-            if "value" in item:
-                answers.append(StepAnswer(value=item["value"]))
-                continue
-            try:
-                answers.append(StepAnswer(error=error_from_dict(item["error"])))
-            except Serialization as exc:
-                raise ProtocolError(f"answers[{index}].error: {exc.message_text}") from None
-        return tuple(answers)
+        return tuple(self._answer(index, item) for index, item in enumerate(raw["answers"]))
+
+    @staticmethod
+    def _answer(index: int, item: Any) -> StepAnswer:
+        if not isinstance(item, dict) or len(item) != 1 or not set(item) <= {"value", "error", "refused"}:
+            raise ProtocolError(f"answers[{index}] must have exactly one of the keys value, error, refused")
+        if "value" in item:
+            return StepAnswer(value=item["value"])
+        if "refused" in item:
+            refused = item["refused"]
+            if (
+                not isinstance(refused, dict)
+                or set(refused) != {"as", "message"}
+                or refused["as"] not in DEVICE_RUNTIME_REFUSALS
+                or not isinstance(refused["message"], str)
+            ):
+                raise ProtocolError(
+                    f"answers[{index}].refused must be {{as: one of {list(DEVICE_RUNTIME_REFUSALS)}, message: string}}"
+                )
+            return StepAnswer(refused=refused["as"], message=refused["message"])
+        try:
+            return StepAnswer(error=error_from_dict(item["error"]))
+        except Serialization as exc:
+            raise ProtocolError(f"answers[{index}].error: {exc.message_text}") from None
 
 
 # --------------------------------------------------------------------------- end of device_runtime_script answers
