@@ -12,6 +12,8 @@ reference's answers are first checked against what the contract sheet states.
 
 from __future__ import annotations
 
+import base64
+import functools
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -21,7 +23,7 @@ from conformance.suites.contract_errors import error_of, pinned
 from harness.cases import exercise
 from harness.protocol.codecs import RawJson
 from harness.under_test import BackendUnderTest
-from reference.api import StepAnswer
+from reference.api import StepAnswer, scenario_plan
 from seeds.scenarios import plan_fixture_scenario
 
 U64_MAX: Final = (1 << 64) - 1
@@ -180,6 +182,189 @@ CASES: Final[dict[str, tuple[tuple[str, ...], list[tuple[dict[str, Any], str]]]]
     ),
 }
 
+# --------------------------------------------------------------------------- runtime steps
+# Buffers are the scenario plan's own reservations: ``$persistent`` (u8, 32 bytes), ``$weight`` (f32, 16 bytes)
+# and ``$input`` (a dynamic f32 row, 16 bytes at its minimum shape); a handle is the index of the step that made it.
+RTE: Final = "refused:runtime_error"
+DNS: Final = "refused:definitely_not_submitted"
+
+
+def _u8(count: int) -> dict[str, Any]:
+    return {"element_type": "u8", "element_count": count}
+
+
+def _upload(buffer: int, data: bytes, offset: int = 0, layout: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {
+        "op": "encode_upload",
+        "buffer": buffer,
+        "layout": layout or _u8(len(data)),
+        "data_base64": base64.b64encode(data).decode("ascii"),
+        "offset_bytes": offset,
+    }
+
+
+def _zero(buffer: int, offset: int, length: int) -> dict[str, Any]:
+    return {"op": "encode_zero", "buffer": buffer, "offset_bytes": offset, "length_bytes": length}
+
+
+def _readback(stream: int, buffer: int, region: dict[str, Any], layout: dict[str, Any]) -> dict[str, Any]:
+    return {"op": "readback", "stream": stream, "buffer": buffer, "region": region, "layout": layout}
+
+
+STREAM: Final = ({"op": "create_stream"}, OK)
+PERSISTENT: Final = ({"op": "allocate", "resource_id": "$persistent"}, OK)
+WEIGHT: Final = ({"op": "allocate", "resource_id": "$weight"}, OK)
+INPUT: Final = ({"op": "allocate", "resource_id": "$input"}, OK)
+
+CASES.update(
+    {
+        "buffer_descriptor_unchanged": (
+            ("03.13.3/buffer_descriptor_unchanged",),
+            [PERSISTENT, WEIGHT, INPUT],
+        ),
+        "readback_zero_padding": (
+            ("03.13.3/readback_zero_padding", "03.13.3/encode_upload_checks"),
+            [
+                STREAM,
+                PERSISTENT,
+                (_upload(1, bytes([10, 11, 12, 13])), OK),
+                ({"op": "submit", "stream": 0, "commands": [2]}, OK),
+                (_readback(0, 1, _region(1, 2, 2), _u8(6)), OK),
+            ],
+        ),
+        "readback_checks": (
+            ("03.13.3/readback_checks",),
+            [
+                STREAM,
+                PERSISTENT,
+                WEIGHT,
+                (_readback(0, 1, _region(0, 0, 4), _u8(3)), RTE),
+                (_readback(0, 1, _region(30, 0, 4), _u8(8)), RTE),
+                (_readback(0, 2, _region(0, 0, 4), _u8(4)), RTE),
+                (_readback(0, 1, _region(0, 0, 0), _u8(4)), IEP),
+                (_readback(0, 1, _region(28, 0, 4), _u8(4)), OK),
+                (_readback(0, 2, _region(0, 4, 4), {"element_type": "f32", "element_count": 2}), OK),
+            ],
+        ),
+        "encode_zero_checks": (
+            ("03.13.3/encode_zero_checks",),
+            [
+                PERSISTENT,
+                (_zero(0, 30, 4), RTE),
+                (_zero(0, 0, 0), RTE),
+                (_zero(0, U64_MAX, 1), RTE),
+                (_zero(0, 33, 0), RTE),
+                (_zero(0, 0, 32), OK),
+                (_zero(0, 31, 1), OK),
+            ],
+        ),
+        "encode_upload_checks": (
+            ("03.13.3/encode_upload_checks",),
+            [
+                PERSISTENT,
+                WEIGHT,
+                (_upload(0, bytes(3), layout=_u8(4)), RTE),
+                (_upload(1, bytes(4)), RTE),
+                (_upload(0, bytes(4), offset=30), RTE),
+                (_upload(0, bytes(4), offset=U64_MAX - 1), RTE),
+                (_upload(0, bytes(4), offset=28), OK),
+                (_upload(1, bytes(16), layout={"element_type": "f32", "element_count": 4}), OK),
+                (_upload(0, b"", layout=_u8(0)), IEP),
+            ],
+        ),
+        "encode_copy_checks": (
+            ("03.13.3/encode_copy_checks", "03.13.1/copy_region_bounds"),
+            [
+                PERSISTENT,
+                WEIGHT,
+                INPUT,
+                ({"op": "encode_copy", "source": 0, "destination": 1, "region": _region(0, 0, 4)}, RTE),
+                ({"op": "encode_copy", "source": 1, "destination": 2, "region": _region(8, 0, 12)}, RTE),
+                ({"op": "encode_copy", "source": 1, "destination": 2, "region": _region(0, 12, 8)}, RTE),
+                ({"op": "encode_copy", "source": 1, "destination": 2, "region": _region(0, 0, 0)}, IEP),
+                ({"op": "encode_copy", "source": 1, "destination": 2, "region": _region(4, 8, 8)}, OK),
+            ],
+        ),
+        "copy_runs_at_submit": (
+            ("03.13.3/encode_copy_checks", "03.13.3/query_fence", "03.13.3/wait_fence"),
+            [
+                STREAM,
+                WEIGHT,
+                INPUT,
+                (_upload(1, bytes(range(1, 17)), layout={"element_type": "f32", "element_count": 4}), OK),
+                ({"op": "encode_copy", "source": 1, "destination": 2, "region": _region(4, 8, 8)}, OK),
+                ({"op": "submit", "stream": 0, "commands": [3, 4]}, OK),
+                ({"op": "query_fence", "fence": 5}, OK),
+                ({"op": "wait_fence", "fence": 5}, OK),
+                (_readback(0, 2, _region(0, 0, 16), {"element_type": "f32", "element_count": 4}), OK),
+            ],
+        ),
+        "submit_refusals": (
+            ("03.13.3/submit_refusal_executes_nothing", "03.13.3/synchronize"),
+            [
+                STREAM,
+                ({"op": "submit", "stream": 0, "commands": []}, DNS),
+                ({"op": "stream_state", "stream": 0}, OK),
+                PERSISTENT,
+                (_zero(3, 0, 4), OK),
+                ({"op": "submit", "stream": 0, "commands": [4]}, OK),
+                ({"op": "synchronize", "stream": 0}, OK),
+            ],
+        ),
+    }
+)
+
+#: The runtime answers the sheet states: stream states, fence receipts and readback bytes.
+RECEIPT: Final = {"terminal": {"status": "succeeded"}, "execution_timing": {"status": "not_requested"}}
+SHEET_RUNTIME_VALUES: Final[dict[str, dict[int, Any]]] = {
+    "readback_zero_padding": {
+        0: {"state": "ready"},
+        3: {"state": "submitted"},
+        4: {"data_base64": base64.b64encode(bytes([0, 0, 11, 12, 0, 0])).decode("ascii")},
+    },
+    "copy_runs_at_submit": {
+        5: {"state": "submitted"},
+        6: {"wire": {"status": "terminal", "detail": RECEIPT}, "is_terminal": True},
+        7: RECEIPT,
+        8: {"data_base64": base64.b64encode(bytes(8) + bytes(range(5, 13))).decode("ascii")},
+    },
+    "submit_refusals": {2: {"state": "ready"}, 5: {"state": "submitted"}, 6: {"state": "ready"}},
+}
+
+
+@functools.cache
+def _resources() -> dict[str, dict[str, Any]]:
+    """The descriptors of the plan's reservations the runtime cases allocate, by placeholder."""
+    memory = scenario_plan(SCENARIO).plan.memory
+    statics = {row.buffer_request().usage.to_wire(): row.buffer_request() for row in memory.static_allocations}
+    dynamic = next(d for d in memory.dynamic_descriptors if d.base_resource_id.value == "resource.input.0")
+    picked = {"$persistent": statics["persistent"], "$weight": statics["weights"]}
+    out = {
+        name: {
+            "resource_id": r.resource_id.value,
+            "size_bytes": r.size_bytes,
+            "alignment_bytes": r.alignment_bytes,
+            "usage": r.usage.to_wire(),
+            "element_type": r.element_type.to_wire(),
+        }
+        for name, r in picked.items()
+    }
+    out["$input"] = {
+        "resource_id": "resource.input.0",
+        "size_bytes": 16,
+        "alignment_bytes": dynamic.alignment_bytes,
+        "usage": dynamic.usage.to_wire(),
+        "element_type": dynamic.element_type.to_wire(),
+    }
+    return out
+
+
+def _resolved(step: dict[str, Any]) -> dict[str, Any]:
+    if step.get("op") == "allocate" and step["resource_id"].startswith("$"):
+        return {**step, "resource_id": _resources()[step["resource_id"]]["resource_id"]}
+    return step
+
+
 #: What the sheet states of the value steps' values (checked on the reference's answers).
 SHEET_VALUES: Final[dict[str, list[Any]]] = {
     "terminal_wire": [
@@ -218,9 +403,23 @@ SHEET_VALUES: Final[dict[str, list[Any]]] = {
 }
 
 
+def _outcome(answer: StepAnswer) -> tuple[str, Any]:
+    """An answer as its value, its pinned error fields or how it was refused (the message is free text)."""
+    if answer.error is not None:
+        return ("error", pinned(answer.error))
+    if answer.refused is not None:
+        return ("refused", answer.refused)
+    return ("value", answer.value)
+
+
 def _outcomes(answers: Sequence[StepAnswer]) -> list[Any]:
-    """Each answer as its value or its pinned error fields."""
-    return [("error", pinned(a.error)) if a.error is not None else ("value", a.value) for a in answers]
+    return [_outcome(a) for a in answers]
+
+
+def _kind(answer: StepAnswer) -> str:
+    if answer.error is not None:
+        return answer.error.kind
+    return OK if answer.refused is None else f"refused:{answer.refused}"
 
 
 def _compare(got: Sequence[StepAnswer], want: Sequence[StepAnswer]) -> None:
@@ -234,12 +433,18 @@ def _compare(got: Sequence[StepAnswer], want: Sequence[StepAnswer]) -> None:
 def test_script_step_matches_the_reference(backend: BackendUnderTest, oracle: Any, case: str) -> None:
     rules, steps = CASES[case]
     exercise(*rules)
-    script = [step for step, _ in steps]
+    script = [_resolved(step) for step, _ in steps]
     want = oracle.device_runtime_script(SCENARIO, script)
-    kinds = [OK if a.error is None else a.error.kind for a in want]
+    kinds = [_kind(a) for a in want]
     assert kinds == [expected for _, expected in steps], "the reference departs from the contract sheet"
     if case in SHEET_VALUES:
         assert [a.value for a in want] == SHEET_VALUES[case], "the reference departs from the contract sheet"
+    for index, value in SHEET_RUNTIME_VALUES.get(case, {}).items():
+        assert want[index].value == value, f"step {index}: the reference departs from the contract sheet"
+    for step, answer in zip(script, want, strict=True):
+        if step["op"] == "allocate":
+            placeholder = next(k for k, v in _resources().items() if v["resource_id"] == step["resource_id"])
+            assert answer.value == _resources()[placeholder], "the buffer's descriptor is not its reservation"
     _compare(backend.device_runtime_script(SCENARIO, script), want)
 
 
@@ -279,6 +484,16 @@ MALFORMED: Final[dict[str, Any]] = {
     "negative": [{"op": "copy_region", **_region(-1, 0, 1)}],
     "unknown_element_type": [_layout("f128", 1)],
     "stream_not_created": [{"op": "stream_state", "stream": 0}],
+    "not_a_buffer": [{"op": "create_stream"}, _zero(0, 0, 1)],
+    "command_in_two_batches": [
+        {"op": "create_stream"},
+        {"op": "allocate", "resource_id": "resource.weight.0"},
+        _zero(1, 0, 4),
+        {"op": "submit", "stream": 0, "commands": [2]},
+        {"op": "submit", "stream": 0, "commands": [2]},
+    ],
+    "later_handle": [{"op": "stream_state", "stream": 1}, {"op": "create_stream"}],
+    "bad_base64": [{"op": "allocate", "resource_id": "resource.weight.0"}, {**_upload(0, b"ab"), "data_base64": "YWI"}],
     "too_many_steps": [{"op": "runtime_enums"}] * 257,
 }
 
