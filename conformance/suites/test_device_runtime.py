@@ -311,6 +311,38 @@ CASES.update(
                 ({"op": "synchronize", "stream": 0}, OK),
             ],
         ),
+        "foreign_handles": (
+            (
+                "03.13.3/foreign_stream_failed",
+                "03.13.3/submit_refusals",
+                "03.13.3/query_fence",
+                "03.13.3/wait_fence",
+                "03.13.3/synchronize",
+                "03.13.3/readback_checks",
+                "03.13.3/encode_zero_checks",
+            ),
+            [
+                STREAM,
+                ({"op": "create_stream", "runtime": 1}, OK),
+                ({"op": "stream_state", "stream": 1}, OK),
+                ({"op": "stream_state", "stream": 1, "runtime": 1}, OK),
+                ({"op": "allocate", "resource_id": "$weight", "runtime": 1}, OK),
+                (_zero(4, 0, 4), RTE),
+                ({**_zero(4, 0, 4), "runtime": 1}, OK),
+                ({"op": "submit", "stream": 0, "commands": [6]}, DNS),
+                ({"op": "stream_state", "stream": 0}, OK),
+                ({"op": "submit", "stream": 1, "commands": []}, DNS),
+                ({**_zero(4, 0, 4), "runtime": 1}, OK),
+                ({"op": "submit", "stream": 1, "commands": [10], "runtime": 1}, OK),
+                ({"op": "query_fence", "fence": 11}, OK),
+                ({"op": "wait_fence", "fence": 11}, "refused:fence_indeterminate"),
+                ({"op": "synchronize", "stream": 1}, RTE),
+                (_readback(1, 4, _region(0, 0, 4), {"element_type": "f32", "element_count": 1}), RTE),
+                (_readback(0, 4, _region(0, 0, 4), {"element_type": "f32", "element_count": 1}), RTE),
+                ({"op": "query_fence", "fence": 11, "runtime": 1}, OK),
+                ({"op": "wait_fence", "fence": 11, "runtime": 1}, OK),
+            ],
+        ),
     }
 )
 
@@ -324,11 +356,19 @@ SHEET_RUNTIME_VALUES: Final[dict[str, dict[int, Any]]] = {
     },
     "copy_runs_at_submit": {
         5: {"state": "submitted"},
-        6: {"wire": {"status": "terminal", "detail": RECEIPT}, "is_terminal": True},
+        6: {"status": "terminal", "is_terminal": True, "receipt": RECEIPT},
         7: RECEIPT,
         8: {"data_base64": base64.b64encode(bytes(8) + bytes(range(5, 13))).decode("ascii")},
     },
     "submit_refusals": {2: {"state": "ready"}, 5: {"state": "submitted"}, 6: {"state": "ready"}},
+    "foreign_handles": {
+        2: {"state": "failed"},
+        3: {"state": "ready"},
+        8: {"state": "ready"},
+        12: {"status": "indeterminate", "is_terminal": False, "receipt": None},
+        17: {"status": "terminal", "is_terminal": True, "receipt": RECEIPT},
+        18: RECEIPT,
+    },
 }
 
 
@@ -493,6 +533,7 @@ MALFORMED: Final[dict[str, Any]] = {
         {"op": "submit", "stream": 0, "commands": [2]},
     ],
     "later_handle": [{"op": "stream_state", "stream": 1}, {"op": "create_stream"}],
+    "runtime_2": [{"op": "create_stream", "runtime": 2}],
     "bad_base64": [{"op": "allocate", "resource_id": "resource.weight.0"}, {**_upload(0, b"ab"), "data_base64": "YWI"}],
     "too_many_steps": [{"op": "runtime_enums"}] * 257,
 }

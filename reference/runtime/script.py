@@ -12,9 +12,11 @@ the first runtime step, with permits from the scenario plan's memory plan: ``cre
 ``stream_state``, ``synchronize``, ``allocate``, ``encode_zero``, ``encode_upload``,
 ``encode_copy``, ``submit``, ``query_fence``, ``wait_fence``, ``readback``. A stream, buffer,
 command or fence is named by the index of the step that made it (checked when decoding); a
-command joins at most one batch. A runtime call's own refusal (the runtime ``Error``,
-``DefinitelyNotSubmitted``, ``FenceIndeterminate``) is a ``refused`` answer; so is a step
-naming the handle of an earlier step that failed (``no_handle``).
+command joins at most one batch. A runtime step may name the ``runtime`` instance it calls, 0
+(the default) or 1: handles made by one instance are foreign to the other. A runtime call's
+own refusal (the runtime ``Error``, ``DefinitelyNotSubmitted``, ``FenceIndeterminate``) is a
+``refused`` answer; so is a step naming the handle of an earlier step that failed
+(``no_handle``).
 """
 
 from __future__ import annotations
@@ -53,6 +55,9 @@ __all__ = ["MAX_SCRIPT_STEPS", "REFUSALS", "SCRIPT_CONTEXT", "SCRIPT_OPS", "Step
 
 SCRIPT_CONTEXT: Final = "decode device runtime script"
 MAX_SCRIPT_STEPS: Final = 256
+#: Runtime steps call instance ``runtime`` (0, the default, or 1) of the device's runtime: handles made by one
+#: instance are foreign to the other.
+RUNTIME_INSTANCES: Final = 2
 _REGION: Final = ("source_offset_bytes", "destination_offset_bytes", "length_bytes")
 _LAYOUT: Final = ("element_type", "element_count")
 
@@ -83,6 +88,7 @@ class StepAnswer:
 class _Step:
     op: str
     run: Callable[[_Session], JsonValue]
+    runtime: int = 0
 
 
 class _NoHandle(Exception):
@@ -96,15 +102,18 @@ class _Session:
     def __init__(self, device: DeviceDescriptor, memory: Callable[[], MemoryPlan]) -> None:
         self._device = device
         self._memory = memory
-        self._runtime: ReferenceDeviceRuntime | None = None
+        self._runtimes: dict[int, ReferenceDeviceRuntime] = {}
         self._authority: PlanAllocationAuthority | None = None
         self.handles: dict[int, Any] = {}
+        self.current = 0
 
     @property
     def runtime(self) -> ReferenceDeviceRuntime:
-        if self._runtime is None:
-            self._runtime = ReferenceDeviceRuntime(self._device)
-        return self._runtime
+        """The runtime instance the running step calls (instance 0 or 1, each built at its first step)."""
+        found = self._runtimes.get(self.current)
+        if found is None:
+            found = self._runtimes[self.current] = ReferenceDeviceRuntime(self._device)
+        return found
 
     @property
     def authority(self) -> PlanAllocationAuthority:
@@ -371,7 +380,8 @@ def _query_fence(obj: WireObject, index: int, handles: _Handles) -> Callable[[_S
 
     def run(session: _Session) -> JsonValue:
         query = session.runtime.query_fence(session.handle(ref))
-        return {"wire": _fence_wire(query), "is_terminal": query.is_terminal}
+        receipt = None if query.receipt is None else query.receipt.to_wire()
+        return {"status": query.status, "is_terminal": query.is_terminal, "receipt": receipt}
 
     return run
 
@@ -450,8 +460,13 @@ def decode_script(raw: Any) -> tuple[_Step, ...]:
             steps.append(_Step(op, build(obj)))
             continue
         fields, build_runtime = _RUNTIME_STEPS[op]
-        obj = WireObject(item, ("op", *fields), type_name=op, context=SCRIPT_CONTEXT, path=path)
-        steps.append(_Step(op, build_runtime(obj, index, handles)))
+        obj = WireObject(item, ("op", *fields), ("runtime",), type_name=op, context=SCRIPT_CONTEXT, path=path)
+        runtime = obj.u32("runtime") if obj.has("runtime") else 0
+        if runtime >= RUNTIME_INSTANCES:
+            raise Serialization(  # rule: 01.5/struct_wrong_json_type
+                SCRIPT_CONTEXT, f"{obj.at('runtime')}: a script has runtime instances 0 and 1, got {runtime}"
+            )
+        steps.append(_Step(op, build_runtime(obj, index, handles), runtime))
         if op in _MAKES:
             handles.kinds[index] = _MAKES[op]
     return tuple(steps)
@@ -465,6 +480,7 @@ def run_script(
     session = _Session(device, memory)
     answers: list[StepAnswer] = []
     for step in steps:
+        session.current = step.runtime
         try:
             answers.append(StepAnswer(value=step.run(session)))
         except VNextError as exc:
