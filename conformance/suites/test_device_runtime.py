@@ -222,6 +222,14 @@ CASES.update(
             ("03.13.3/buffer_descriptor_unchanged",),
             [PERSISTENT, WEIGHT, INPUT],
         ),
+        "allocation_permits": (
+            ("03.13.2/request_equals_reservation",),
+            [
+                ({"op": "allocate", "resource_id": "resource.absent"}, IEP),
+                ({"op": "encode_zero", "buffer": 0, "offset_bytes": 0, "length_bytes": 1}, "refused:no_handle"),
+                PERSISTENT,
+            ],
+        ),
         "readback_zero_padding": (
             ("03.13.3/readback_zero_padding", "03.13.3/encode_upload_checks"),
             [
@@ -482,7 +490,7 @@ def test_script_step_matches_the_reference(backend: BackendUnderTest, oracle: An
     for index, value in SHEET_RUNTIME_VALUES.get(case, {}).items():
         assert want[index].value == value, f"step {index}: the reference departs from the contract sheet"
     for step, answer in zip(script, want, strict=True):
-        if step["op"] == "allocate":
+        if step["op"] == "allocate" and answer.error is None:
             placeholder = next(k for k, v in _resources().items() if v["resource_id"] == step["resource_id"])
             assert answer.value == _resources()[placeholder], "the buffer's descriptor is not its reservation"
     _compare(backend.device_runtime_script(SCENARIO, script), want)
@@ -533,6 +541,9 @@ MALFORMED: Final[dict[str, Any]] = {
         {"op": "submit", "stream": 0, "commands": [2]},
     ],
     "later_handle": [{"op": "stream_state", "stream": 1}, {"op": "create_stream"}],
+    "pending_fence_with_error": [{"op": "fence_query", "status": "pending", "error": "e"}],
+    "indeterminate_fence_without_error": [{"op": "fence_query", "status": "indeterminate", "error": None}],
+    "unknown_fence_status": [{"op": "fence_query", "status": "lost", "error": None}],
     "runtime_2": [{"op": "create_stream", "runtime": 2}],
     "bad_base64": [{"op": "allocate", "resource_id": "resource.weight.0"}, {**_upload(0, b"ab"), "data_base64": "YWI"}],
     "too_many_steps": [{"op": "runtime_enums"}] * 257,
