@@ -557,3 +557,33 @@ def test_malformed_script_is_refused_like_the_reference(backend: BackendUnderTes
     want = error_of(lambda: oracle.device_runtime_script(SCENARIO, script))
     assert want == {"kind": "serialization", "context": "decode device runtime script"}
     assert error_of(lambda: backend.device_runtime_script(SCENARIO, script)) == want
+
+
+#: Two runtime refusals (an empty batch, a foreign stream) and the report of each.
+DESCRIBE_ERROR: Final = [
+    {"op": "create_stream"},
+    {"op": "submit", "stream": 0, "commands": []},
+    {"op": "describe_error", "error": 1},
+    {"op": "create_stream", "runtime": 1},
+    {"op": "synchronize", "stream": 3},
+    {"op": "describe_error", "error": 4},
+    {"op": "describe_error", "error": 0},
+]
+
+
+@pytest.mark.requires("device_runtime_script")
+@pytest.mark.rules("03.13.3/describe_error_valid")
+def test_describe_error_is_a_valid_report(backend: BackendUnderTest, oracle: Any) -> None:
+    """``describe_error`` is ``DeviceErrorReport::new(code, str(e), false)``: its code and message are the
+    implementation's, so the report is compared by domain and ``retryable`` and then rebuilt by the reference."""
+    want = oracle.device_runtime_script(SCENARIO, DESCRIBE_ERROR)
+    assert [_kind(a) for a in want] == [OK, DNS, OK, OK, RTE, OK, "refused:no_handle"]
+    got = backend.device_runtime_script(SCENARIO, DESCRIBE_ERROR)
+    assert [_kind(a) for a in got] == [_kind(a) for a in want], f"the backend answered {_outcomes(got)}"
+    for index in (2, 5):
+        report = got[index].value
+        assert isinstance(report, dict) and set(report) == {"domain", "code", "message", "retryable"}, report
+        assert report["domain"] == "device" and report["retryable"] is False, report
+        rebuilt = {"op": "device_error_report", "code": report["code"], "message": report["message"]}
+        (check,) = oracle.device_runtime_script(SCENARIO, [{**rebuilt, "retryable": False}])
+        assert check.value == report, f"step {index}: the report {report} is not a valid DeviceErrorReport"

@@ -10,7 +10,8 @@ Value steps (no runtime): ``copy_region``, ``copy_region_bounds``, ``host_transf
 ``fence_query``. Runtime steps run on one runtime of the scenario's catalog device, built at
 the first runtime step, with permits from the scenario plan's memory plan: ``create_stream``,
 ``stream_state``, ``synchronize``, ``allocate``, ``encode_zero``, ``encode_upload``,
-``encode_copy``, ``submit``, ``query_fence``, ``wait_fence``, ``readback``. A stream, buffer,
+``encode_copy``, ``submit``, ``query_fence``, ``wait_fence``, ``readback``, ``describe_error``
+(of the runtime error an earlier step was refused with). A stream, buffer,
 command or fence is named by the index of the step that made it (checked when decoding); a
 command joins at most one batch. A runtime step may name the ``runtime`` instance it calls, 0
 (the default) or 1: handles made by one instance are foreign to the other. A runtime call's
@@ -105,6 +106,7 @@ class _Session:
         self._runtimes: dict[int, ReferenceDeviceRuntime] = {}
         self._authority: PlanAllocationAuthority | None = None
         self.handles: dict[int, Any] = {}
+        self.errors: dict[int, DeviceRuntimeError] = {}
         self.current = 0
 
     @property
@@ -263,6 +265,7 @@ class _Handles:
     def __init__(self) -> None:
         self.kinds: dict[int, str] = {}
         self.submitted: set[int] = set()
+        self.runtime_steps: set[int] = set()
 
     def ref(self, obj: WireObject, name: str, kind: str) -> int:
         index = obj.u32(name)
@@ -404,6 +407,22 @@ def _readback(obj: WireObject, index: int, handles: _Handles) -> Callable[[_Sess
     return run
 
 
+def _describe_error(obj: WireObject, index: int, handles: _Handles) -> Callable[[_Session], JsonValue]:
+    ref = obj.u32("error")
+    if ref >= index or ref not in handles.runtime_steps:
+        raise Serialization(  # rule: 01.5/struct_wrong_json_type
+            SCRIPT_CONTEXT, f"{obj.at('error')}: step {ref} is not an earlier runtime step"
+        )
+
+    def run(session: _Session) -> JsonValue:
+        error = session.errors.get(ref)
+        if error is None:
+            raise _NoHandle(f"step {ref} was not refused by the runtime")
+        return session.runtime.describe_error(error).to_wire()
+
+    return run
+
+
 def _fence_wire(query: FenceQuery) -> JsonValue:
     if query.receipt is not None:
         return {"status": "terminal", "detail": query.receipt.to_wire()}
@@ -436,6 +455,7 @@ _RUNTIME_STEPS: Final[
     "query_fence": (("fence",), _query_fence),
     "wait_fence": (("fence",), _wait_fence),
     "readback": (("stream", "buffer", "region", "layout"), _readback),
+    "describe_error": (("error",), _describe_error),
 }
 
 #: Every step ``op``, in documentation order.
@@ -467,6 +487,7 @@ def decode_script(raw: Any) -> tuple[_Step, ...]:
                 SCRIPT_CONTEXT, f"{obj.at('runtime')}: a script has runtime instances 0 and 1, got {runtime}"
             )
         steps.append(_Step(op, build_runtime(obj, index, handles), runtime))
+        handles.runtime_steps.add(index)
         if op in _MAKES:
             handles.kinds[index] = _MAKES[op]
     return tuple(steps)
@@ -479,17 +500,20 @@ def run_script(
     plan ``memory()`` returns); each step's value, contract error or refusal."""
     session = _Session(device, memory)
     answers: list[StepAnswer] = []
-    for step in steps:
+    for index, step in enumerate(steps):
         session.current = step.runtime
         try:
             answers.append(StepAnswer(value=step.run(session)))
         except VNextError as exc:
             answers.append(StepAnswer(error=exc))
         except DeviceRuntimeError as exc:
+            session.errors[index] = exc
             answers.append(StepAnswer(refused="runtime_error", message=exc.message))
         except DefinitelyNotSubmitted as exc:
+            session.errors[index] = exc.error
             answers.append(StepAnswer(refused="definitely_not_submitted", message=exc.error.message))
         except FenceIndeterminate as exc:
+            session.errors[index] = exc.error
             answers.append(StepAnswer(refused="fence_indeterminate", message=exc.error.message))
         except _NoHandle as exc:
             answers.append(StepAnswer(refused="no_handle", message=str(exc)))
