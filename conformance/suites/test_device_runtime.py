@@ -544,6 +544,8 @@ MALFORMED: Final[dict[str, Any]] = {
     "pending_fence_with_error": [{"op": "fence_query", "status": "pending", "error": "e"}],
     "indeterminate_fence_without_error": [{"op": "fence_query", "status": "indeterminate", "error": None}],
     "unknown_fence_status": [{"op": "fence_query", "status": "lost", "error": None}],
+    "describe_error_of_a_value_step": [{"op": "runtime_enums"}, {"op": "describe_error", "error": 0}],
+    "describe_error_of_itself": [{"op": "describe_error", "error": 0}],
     "runtime_2": [{"op": "create_stream", "runtime": 2}],
     "bad_base64": [{"op": "allocate", "resource_id": "resource.weight.0"}, {**_upload(0, b"ab"), "data_base64": "YWI"}],
     "too_many_steps": [{"op": "runtime_enums"}] * 257,
