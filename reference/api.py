@@ -55,6 +55,9 @@ from reference.plan.payload import EXECUTION_PLAN_SCHEMA, MAX_EXECUTION_PLAN_WIR
 from reference.runtime.executor import OUT_OF_PLAN_PROBES
 from reference.runtime.executor import replay_digest as _replay_digest
 from reference.runtime.result import ExecuteResult
+from reference.runtime.script import REFUSALS as DEVICE_RUNTIME_REFUSALS
+from reference.runtime.script import SCRIPT_CONTEXT as DEVICE_RUNTIME_SCRIPT_CONTEXT
+from reference.runtime.script import StepAnswer, decode_script, run_script
 from reference.scenario.compile import compile_scenario_plan
 from reference.scenario.document import MAX_SCENARIO_BYTES, SCENARIO_CONTEXT, ScenarioDocument
 from reference.scenario.execute import ScenarioPlan, default_inputs, execute_scenario, oracle_outputs, scenario_plan
@@ -68,6 +71,8 @@ __all__ = [
     "MAX_EXECUTION_PLAN_WIRE_BYTES",
     "OUT_OF_PLAN_PROBES",
     "COMPILE_OPTIONS_CONTEXT",
+    "DEVICE_RUNTIME_REFUSALS",
+    "DEVICE_RUNTIME_SCRIPT_CONTEXT",
     "CONTRACT_CRATE",
     "CONTRACT_MODULE",
     "CONTRACT_VERSION",
@@ -87,6 +92,7 @@ __all__ = [
     "PreparedFamily",
     "Scenario",
     "ScenarioPlan",
+    "StepAnswer",
     "Serialization",
     "UnsupportedPlanSchema",
     "UnvalidatedExecutionPlan",
@@ -98,6 +104,7 @@ __all__ = [
     "compile_plan",
     "decode_untrusted",
     "default_inputs",
+    "device_runtime_script",
     "direct_bytes",
     "execute",
     "fingerprint",
@@ -147,6 +154,7 @@ PLANNING_OPERATIONS: Final = (
     "compile_plan",
     "check_identity",
     "execute",
+    "device_runtime_script",
 )
 
 
@@ -281,6 +289,22 @@ def execute(scenario: Scenario, inputs: Mapping[str, bytes], replays: int) -> Ex
     """
 
     return execute_scenario(scenario, inputs, replays)
+
+
+# --------------------------------------------------------------------------- device_runtime_script
+
+
+@implemented
+def device_runtime_script(scenario: Scenario, script: Any) -> tuple[StepAnswer, ...]:
+    """Optional: run a scripted DeviceRuntime call sequence (03 §13.1, §13.3); each step's value or contract error.
+
+    The script is decoded first (``decode device runtime script``), then the scenario's catalog; the
+    runtime steps run on the reference runtime of the catalog's device (harness/PROTOCOL.md §5.6).
+    """
+
+    steps = decode_script(script)
+    device = scenario_catalog(ScenarioDocument.from_wire(scenario)).device
+    return run_script(steps, device, lambda: scenario_plan(scenario).plan.memory)
 
 
 # --------------------------------------------------------------------------- oracle values for the suites

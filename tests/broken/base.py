@@ -49,5 +49,8 @@ class ReferenceBackend:
     def execute(self, scenario: Scenario, inputs: Mapping[str, bytes] | None = None, replays: int = 1) -> ExecuteResult:
         return api.execute(scenario, inputs or {}, replays)
 
+    def device_runtime_script(self, scenario: Scenario, script: Any) -> tuple[api.StepAnswer, ...]:
+        return api.device_runtime_script(scenario, script)
+
     def close(self) -> None:
         return None

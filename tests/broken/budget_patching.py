@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from unittest import mock
 
 from harness.protocol.description import BackendDescription
-from reference.api import PreparedFamily, WeightPlanSelection
+from reference.api import PreparedFamily, StepAnswer, WeightPlanSelection
 from reference.runtime.result import ExecuteResult
 from tests.broken.base import ReferenceBackend, Scenario
 
@@ -77,6 +77,9 @@ class PatchedReference:
 
     def execute(self, scenario: Scenario, inputs: Mapping[str, bytes] | None = None, replays: int = 1) -> ExecuteResult:
         return self._call(lambda: self._inner.execute(scenario, inputs, replays))
+
+    def device_runtime_script(self, scenario: Scenario, script: Any) -> tuple[StepAnswer, ...]:
+        return self._call(lambda: self._inner.device_runtime_script(scenario, script))
 
     def close(self) -> None:
         self._inner.close()

@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from harness.protocol.description import BackendDescription, Implementation
-from reference.api import OperationNotSupported, PreparedFamily, WeightPlanSelection
+from reference.api import OperationNotSupported, PreparedFamily, StepAnswer, WeightPlanSelection
 from reference.canonical import canonical_bytes, direct_bytes, fingerprint, sha256_hex
-from reference.errors import InvalidIdentity, error_from_dict
+from reference.errors import InvalidIdentity, Serialization, error_from_dict
 from reference.runtime.ledger import LedgerReport
 from reference.runtime.result import ExecuteResult
 from tests.broken.base import ReferenceBackend, Scenario
@@ -24,6 +24,7 @@ ALL_OPERATIONS = (
     "check_identity",
     "compile_plan",
     "describe",
+    "device_runtime_script",
     "execute",
     "fingerprint_catalog",
     "prepare_family",
@@ -101,6 +102,12 @@ class FullFake:
         data = canonical_bytes({"scenario": dict(scenario), "inputs": {k: v.hex() for k, v in inputs.items()}})
         ledger = LedgerReport(len(data), {}, 1, 0, 0)
         return ExecuteResult({"value.fake": data}, ledger, (sha256_hex(data),) * max(1, min(replays, 64)))
+
+    def device_runtime_script(self, scenario: Scenario, script: Any) -> tuple[StepAnswer, ...]:
+        _check(scenario, "device_runtime_script")
+        if not isinstance(script, list):
+            raise Serialization("decode device runtime script", "$: expected an array")
+        return tuple(StepAnswer(value={"step": step, "scenario_keys": sorted(scenario)}) for step in script)
 
     def close(self) -> None:
         return None

@@ -383,6 +383,7 @@ def test_every_request_matches_the_request_schema_and_its_params_schema(op: str)
         "revalidate_family": ({"s": 1}, b"w"),
         "compile_plan": ({"s": 1}, {"o": 1}),
         "check_identity": ("node", "node.a"),
+        "device_runtime_script": ({"s": 1}, [{"op": "runtime_enums"}]),
     }
     args = special.get(op, ({"s": 1},))
     params = _params(op, *args)
