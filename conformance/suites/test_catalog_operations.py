@@ -14,6 +14,7 @@ Every answer, result or error, must equal the reference's.
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from collections.abc import Callable
 from typing import Any
@@ -24,34 +25,41 @@ from conformance.suites.contract_errors import error_of, pinned
 from harness.cases import exercise
 from harness.under_test import BackendUnderTest
 from reference.api import CATALOG_WIRE_CONTEXT, COMPATIBILITY_REQUEST_CONTEXT, CONTRACT_VERSION_CONTEXT, VNextError
-from reference.catalog.catalog import CapabilityCatalog
-from reference.catalog.execution_semantics import ProviderExecutionSemantics
-from reference.catalog.tensor_contract import NoAlias
-from seeds.catalogs import catalog, catalog_with_memory, catalog_with_secondary_provider, graph_catalog
+from seeds.catalogs import (
+    catalog,
+    catalog_with_main_inputs,
+    catalog_with_memory,
+    catalog_with_resources,
+    catalog_with_secondary_provider,
+)
 from seeds.scenarios import seed_scenario
 
 OPERATION = "operation.main"
 ENGINE = "provider.engine.reference"
 IDENTITY = "weight-materializer.identity"
+#: ``ProviderExecutionSemantics::bitwise_eager_only()``'s wire (its fingerprint is the 03 §7.2 vector).
+EAGER_ONLY = {
+    "contract_version": {"major": 1, "minor": 0},
+    "contract_fingerprint": "bd310dd799501048f0c7de845dd1d52750d76632c2a84e49d8857b89b09e1af4",
+    "repeatability": "bitwise_same_runtime",
+    "replay_equivalence": "ineligible",
+}
 
 
 def _encode(value: Any) -> bytes:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-def _wire(cat: CapabilityCatalog) -> bytes:
+def _wire(cat: Any) -> bytes:
     return _encode(cat.to_wire())
-
-
-def _graph() -> CapabilityCatalog:
-    return graph_catalog(NoAlias())
 
 
 CATALOGS: list[Any] = [
     pytest.param(catalog, id="catalog"),
     pytest.param(lambda: catalog_with_memory(4096), id="catalog_with_memory_4096"),
     pytest.param(catalog_with_secondary_provider, id="catalog_with_secondary_provider"),
-    pytest.param(_graph, id="graph_catalog"),
+    pytest.param(lambda: catalog_with_main_inputs(2), id="catalog_with_main_inputs_2"),
+    pytest.param(lambda: catalog_with_resources("optional", "forbidden", "optional"), id="catalog_with_resources"),
 ]
 
 
@@ -106,7 +114,7 @@ def test_a_wire_provider_list_in_any_order_is_resorted(backend: BackendUnderTest
 
 
 def _other_engine() -> dict[str, Any]:
-    engine = copy.deepcopy(catalog().to_wire()["engine_providers"][ENGINE])
+    engine: dict[str, Any] = copy.deepcopy(catalog().to_wire()["engine_providers"][ENGINE])
     engine["contract_version"] = {"major": 2, "minor": 0}
     return engine
 
@@ -180,11 +188,11 @@ WIRE_REJECTIONS: dict[str, tuple[Change, tuple[str, ...]]] = {
     "materializers_empty": (lambda w: w.__setitem__("weight_materializers", {}), ("03.11.2/materializers_step_b",)),
     "materializer_key_mismatch": (_materializer_key_mismatch, ("03.11.2/materializers_step_b",)),
     "materializers_checked_before_operations": (
-        lambda w: (w.__setitem__("weight_materializers", {}), w.__setitem__("operations", {})),
+        lambda w: w.update(weight_materializers={}, operations={}),
         ("03.11.2/materializers_step_b",),
     ),
     "operations_empty": (
-        lambda w: (w.__setitem__("operations", {}), w.__setitem__("providers", {})),
+        lambda w: w.update(operations={}, providers={}),
         ("03.11.2/operations_empty",),
     ),
     "providers_not_a_list": (lambda w: w["providers"].__setitem__(OPERATION, {}), ("01.5/struct_wrong_json_type",)),
@@ -291,6 +299,10 @@ def test_an_engine_lookup_answers_like_the_reference(
         assert error == {"kind": "serialization", "context": CONTRACT_VERSION_CONTEXT}
 
 
+def _lookup(scenario: Any, provider_id: str, version: Any, impl: Any) -> Any:
+    return impl.lookup_engine_provider(scenario, provider_id, version)
+
+
 @pytest.mark.requires("lookup_engine_provider")
 def test_an_engine_lookup_decodes_its_arguments_before_the_scenario(backend: BackendUnderTest, oracle: Any) -> None:
     for provider_id, version, kind in (
@@ -298,9 +310,7 @@ def test_an_engine_lookup_decodes_its_arguments_before_the_scenario(backend: Bac
         (ENGINE, [], "serialization"),
         (ENGINE, {"major": 1, "minor": 0}, "serialization"),
     ):
-        _, error = _same_outcome(
-            backend, oracle, lambda impl, p=provider_id, v=version: impl.lookup_engine_provider({}, p, v)
-        )
+        _, error = _same_outcome(backend, oracle, functools.partial(_lookup, {}, provider_id, version))
         assert error is not None and error["kind"] == kind
 
 
@@ -315,7 +325,7 @@ def _mixed_scenario() -> dict[str, Any]:
     assert secondary["provider_id"] == "provider.operation.secondary"
     secondary["version"] = {"major": 1, "minor": 1}
     secondary["accepted_weight_formats"] = ["weight-format.packed"]
-    secondary["execution_semantics"] = ProviderExecutionSemantics.bitwise_eager_only().to_wire()
+    secondary["execution_semantics"] = EAGER_ONLY
     return scenario
 
 
