@@ -426,6 +426,35 @@ _CATALOG_MAPS: Final[Mapping[tuple[str, ...], Callable[[Any, str], Any]]] = {
 }
 
 
+#: The structs of a catalog wire without ``deny_unknown_fields`` and their fields: serde skips an unknown
+#: field's value unread, so a repeated unknown field passes (a ``...version`` member is a ContractVersion).
+_CATALOG_LENIENT: Final[Mapping[tuple[str, ...], frozenset[str]]] = {
+    ("device",): frozenset(
+        (
+            "id",
+            "class",
+            "ordinal",
+            "total_memory_bytes",
+            "runtime_implementation_fingerprint",
+            "capabilities",
+            "dynamic_storage_profiles",
+        )
+    ),
+    ("operations", "*"): frozenset(
+        ("id", "version", "inputs", "outputs", "attributes", "resources", "oracle", "provider", "profile_phase")
+    ),
+    ("operations", "*", "provider"): frozenset(("minimum_version", "required_capabilities")),
+}
+
+
+def _catalog_fields(path: tuple[str, ...]) -> frozenset[str] | None:
+    """The fields of the lenient struct at ``path``; ``None`` for a struct that knows every key it keeps."""
+    known = _CATALOG_LENIENT.get(path)
+    if known is None and path and path[-1].endswith("version"):
+        return frozenset(("major", "minor"))
+    return known
+
+
 def _catalog_duplicates(node: Any, path: tuple[str, ...], shadowed: Mapping[int, list[tuple[str, Any]]]) -> None:
     """Derived structs (and enums) refuse a repeated field; a ``BTreeMap`` keeps the last value, after
     decoding the earlier ones (03 §1)."""
@@ -436,16 +465,19 @@ def _catalog_duplicates(node: Any, path: tuple[str, ...], shadowed: Mapping[int,
     if not isinstance(node, dict):
         return
     decode = _CATALOG_MAPS.get(path)
+    known = None if decode is not None else _catalog_fields(path)
     at = "$" + "".join(f".{part}" for part in path)
     for key, earlier in shadowed.get(id(node), ()):
-        if decode is None:
+        if decode is not None:
+            _catalog_duplicates(earlier, (*path, "*"), shadowed)
+            decode(earlier, f"{at}.{key}")
+        elif known is None or key in known:
             raise Serialization(  # rule: 03.1/derived_struct_duplicate_field
                 CATALOG_WIRE_CONTEXT, f"{at}: duplicate field `{clip(key, 80)}`"
             )
-        _catalog_duplicates(earlier, (*path, "*"), shadowed)
-        decode(earlier, f"{at}.{key}")
     for key, value in node.items():
-        _catalog_duplicates(value, (*path, "*" if decode is not None else key), shadowed)
+        if known is None or key in known:
+            _catalog_duplicates(value, (*path, "*" if decode is not None else key), shadowed)
 
 
 # --------------------------------------------------------------------------- oracle values for the suites

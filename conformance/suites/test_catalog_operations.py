@@ -151,6 +151,23 @@ def test_a_repeated_map_key_keeps_its_last_value(backend: BackendUnderTest, orac
         assert backend.decode_catalog(twice) == cat.fingerprint(), section
 
 
+@pytest.mark.requires("decode_catalog")
+@pytest.mark.rules("03.1/derived_struct_duplicate_field", "03.10/device_decode_lenient")
+def test_a_repeated_unknown_field_of_a_lenient_struct_is_skipped(backend: BackendUnderTest, oracle: Any) -> None:
+    """serde skips the value of an unknown field of a struct without ``deny_unknown_fields`` unread, so
+    repeating it (or repeating a key inside it) is no error there."""
+    cat = catalog()
+    wire = _wire(cat)
+    for old, new in (
+        (b'{"device":{"id"', b'{"device":{"note":{"a":1,"a":2},"note":3,"id"'),
+        (b'"contract_version":{"major":1', b'"contract_version":{"patch":1,"patch":2,"major":1'),
+    ):
+        respelled = wire.replace(old, new)
+        assert respelled != wire
+        assert oracle.decode_catalog(respelled) == cat.fingerprint()
+        assert backend.decode_catalog(respelled) == cat.fingerprint()
+
+
 Change = Callable[[dict[str, Any]], Any]
 
 
