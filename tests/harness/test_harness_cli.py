@@ -67,6 +67,7 @@ SAME_RESULT_SUITES = (
     "identities",
     "compile_plan",
     "family_revalidation",
+    "catalog_operations",
 )
 
 
