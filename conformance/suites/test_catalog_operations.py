@@ -250,6 +250,7 @@ def _text_rejections() -> dict[str, bytes]:
         "duplicate_nested_field": wire.replace(engine, engine[:-1] + b',"contract_version":{"major":1,"minor":0}}', 1),
         "duplicate_map_key_invalid_earlier_value": _duplicate_engine("not an engine"),
         "duplicate_map_key_earlier_value_unknown_field": _duplicate_engine({**_other_engine(), "extra": 1}),
+        "duplicate_map_key_then_trailing_data": _duplicate_engine(_other_engine()) + b"x",
         "not_json": b"{",
         "trailing_data": wire + b"x",
         "not_an_object": b"[]",
