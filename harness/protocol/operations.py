@@ -48,7 +48,9 @@ from harness.protocol.codecs import (
 from harness.protocol.description import BackendDescription
 from harness.protocol.envelope import Request
 from reference.api import (
+    COMPATIBILITY_REQUEST_CONTEXT,
     COMPILE_OPTIONS_CONTEXT,
+    CONTRACT_VERSION_CONTEXT,
     DEVICE_RUNTIME_REFUSALS,
     DEVICE_RUNTIME_SCRIPT_CONTEXT,
     IDENTITY_KINDS,
@@ -335,6 +337,43 @@ class Operations:
         """Build the identity of that ``InvalidIdentity.kind`` from the string (01 §1.1-§1.3): ``{}``, or
         its InvalidIdentity."""
         ...
+
+    # ------------------------------------------------------------ catalog-side operations (decision H-30)
+
+    @operation(WireParam("wire_base64"), result=Sha256Result("fingerprint"), level=Level.FULL, probe=(b"",))
+    def decode_catalog(self, wire_base64: bytes) -> str:
+        """Decode an untrusted map-shaped CapabilityCatalog wire (03 §11.1, ``from_maps`` steps a-i): the
+        decoded catalog's ``fingerprint()``."""
+        ...
+
+    @operation(
+        ScenarioParam(),
+        StringParam("provider_id"),
+        DocumentParam("required_version", CONTRACT_VERSION_CONTEXT),
+        result=WireResult(),
+        level=Level.FULL,
+        probe=({}, "", {}),
+    )
+    def lookup_engine_provider(
+        self, scenario: Scenario, provider_id: str, required_version: Mapping[str, Any] | RawJson
+    ) -> bytes:
+        """``CapabilityCatalog::engine_provider(id, required_version)`` on the scenario's catalog (03 §11.4):
+        the engine provider descriptor's JSON bytes."""
+        ...
+
+    @operation(
+        ScenarioParam(),
+        DocumentParam("request", COMPATIBILITY_REQUEST_CONTEXT),
+        result=WireResult(),
+        level=Level.FULL,
+        probe=({}, {}),
+    )
+    def provider_compatibility(self, scenario: Scenario, request: Mapping[str, Any] | RawJson) -> bytes:
+        """``CapabilityCatalog::provider_compatibility(request)`` on the scenario's catalog (03 §11.4): the
+        ProviderCompatibilityReport's JSON bytes."""
+        ...
+
+    # ------------------------------------------------------------ runtime operations
 
     @operation(
         ScenarioParam(),

@@ -1,4 +1,4 @@
-"""A scripted DeviceRuntime call sequence and each step's outcome (spec 03 §13.1, §13.3; harness/PROTOCOL.md §5.6).
+"""A scripted DeviceRuntime call sequence and each step's outcome (spec 03 §13.1, §13.3; harness/PROTOCOL.md §5.9).
 
 A script is a JSON array of steps, each an object tagged ``op``. The whole script is
 decoded before any step runs (``Serialization("decode device runtime script", ...)``

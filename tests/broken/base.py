@@ -46,6 +46,15 @@ class ReferenceBackend:
     def check_identity(self, identity_kind: str, value: str) -> None:
         api.check_identity(identity_kind, value)
 
+    def decode_catalog(self, wire: bytes) -> str:
+        return api.decode_catalog(wire)
+
+    def lookup_engine_provider(self, scenario: Scenario, provider_id: str, required_version: Any) -> bytes:
+        return api.lookup_engine_provider(scenario, provider_id, required_version)
+
+    def provider_compatibility(self, scenario: Scenario, request: Any) -> bytes:
+        return api.provider_compatibility(scenario, request)
+
     def execute(self, scenario: Scenario, inputs: Mapping[str, bytes] | None = None, replays: int = 1) -> ExecuteResult:
         return api.execute(scenario, inputs or {}, replays)
 

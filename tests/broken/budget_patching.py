@@ -75,6 +75,15 @@ class PatchedReference:
     def check_identity(self, identity_kind: str, value: str) -> None:
         self._call(lambda: self._inner.check_identity(identity_kind, value))
 
+    def decode_catalog(self, wire: bytes) -> str:
+        return self._call(lambda: self._inner.decode_catalog(wire))
+
+    def lookup_engine_provider(self, scenario: Scenario, provider_id: str, required_version: Any) -> bytes:
+        return self._call(lambda: self._inner.lookup_engine_provider(scenario, provider_id, required_version))
+
+    def provider_compatibility(self, scenario: Scenario, request: Any) -> bytes:
+        return self._call(lambda: self._inner.provider_compatibility(scenario, request))
+
     def execute(self, scenario: Scenario, inputs: Mapping[str, bytes] | None = None, replays: int = 1) -> ExecuteResult:
         return self._call(lambda: self._inner.execute(scenario, inputs, replays))
 

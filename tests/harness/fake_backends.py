@@ -23,11 +23,14 @@ ALL_OPERATIONS = (
     "build_plan",
     "check_identity",
     "compile_plan",
+    "decode_catalog",
     "describe",
     "device_runtime_script",
     "execute",
     "fingerprint_catalog",
+    "lookup_engine_provider",
     "prepare_family",
+    "provider_compatibility",
     "revalidate",
     "revalidate_family",
     "select_weight_plan",
@@ -96,6 +99,17 @@ class FullFake:
     def check_identity(self, identity_kind: str, value: str) -> None:
         if not value:
             raise InvalidIdentity(identity_kind=identity_kind, value=value, reason="empty")
+
+    def decode_catalog(self, wire: bytes) -> str:
+        return sha256_hex(b"catalog\0" + wire)
+
+    def lookup_engine_provider(self, scenario: Scenario, provider_id: str, required_version: Any) -> bytes:
+        _check(scenario, "lookup_engine_provider")
+        return canonical_bytes({"id": provider_id, "scenario": dict(scenario), "version": required_version}) + b"\xfd"
+
+    def provider_compatibility(self, scenario: Scenario, request: Any) -> bytes:
+        _check(scenario, "provider_compatibility")
+        return canonical_bytes({"request": request, "scenario": dict(scenario)}) + b"\xfc"
 
     def execute(self, scenario: Scenario, inputs: Any, replays: int) -> ExecuteResult:
         _check(scenario, "execute")

@@ -68,6 +68,7 @@ SAME_RESULT_SUITES = (
     "compile_plan",
     "family_revalidation",
     "device_runtime",
+    "catalog_operations",
 )
 
 

@@ -384,6 +384,9 @@ def test_every_request_matches_the_request_schema_and_its_params_schema(op: str)
         "compile_plan": ({"s": 1}, {"o": 1}),
         "check_identity": ("node", "node.a"),
         "device_runtime_script": ({"s": 1}, [{"op": "runtime_enums"}]),
+        "decode_catalog": (b"w",),
+        "lookup_engine_provider": ({"s": 1}, "provider.a", {"major": 1, "minor": 0}),
+        "provider_compatibility": ({"s": 1}, {"r": 1}),
     }
     args = special.get(op, ({"s": 1},))
     params = _params(op, *args)

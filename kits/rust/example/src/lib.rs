@@ -10,9 +10,10 @@ use serde_json::Value;
 use vnext_conformance_kit::canonical::canonical_bytes;
 use vnext_conformance_kit::client::{ClientError, ExecClient};
 use vnext_conformance_kit::{
-    Backend, CatalogFingerprint, CheckIdentityParams, CompilePlanParams, ExecuteParams, ExecuteResult,
-    FamilyFingerprint, IdentityChecked, Implementation, OpError, OpResult, Operation, PlanHash, PlanWire,
-    PreparedFamily, RawScenario, RevalidateParams, ScenarioParams, WeightPlan,
+    Backend, CatalogFingerprint, CheckIdentityParams, CompilePlanParams, DecodeCatalogParams, ExecuteParams,
+    ExecuteResult, FamilyFingerprint, IdentityChecked, Implementation, JsonWire, LookupEngineProviderParams, OpError,
+    OpResult, Operation, PlanHash, PlanWire, PreparedFamily, ProviderCompatibilityParams, RawScenario,
+    RevalidateParams, ScenarioParams, WeightPlan,
 };
 
 /// `describe.implementation` of this example.
@@ -115,6 +116,18 @@ impl Backend for Forwarding {
 
     fn check_identity(&mut self, params: CheckIdentityParams) -> OpResult<IdentityChecked> {
         self.server.call(Operation::CheckIdentity, &params)
+    }
+
+    fn decode_catalog(&mut self, params: DecodeCatalogParams) -> OpResult<CatalogFingerprint> {
+        self.server.call(Operation::DecodeCatalog, &params)
+    }
+
+    fn lookup_engine_provider(&mut self, params: LookupEngineProviderParams) -> OpResult<JsonWire> {
+        self.forward(Operation::LookupEngineProvider, &params.scenario, &params)
+    }
+
+    fn provider_compatibility(&mut self, params: ProviderCompatibilityParams) -> OpResult<JsonWire> {
+        self.forward(Operation::ProviderCompatibility, &params.scenario, &params)
     }
 
     fn execute(&mut self, params: ExecuteParams) -> OpResult<ExecuteResult> {

@@ -28,9 +28,10 @@ pub mod testing;
 
 pub use error::{ErrorObject, VNextError};
 pub use ops::{
-    describe, Backend, CatalogFingerprint, CheckIdentityParams, CompilePlanParams, DescribeParams, ExecuteParams,
-    ExecuteResult, FamilyFingerprint, IdentityChecked, OpError, OpResult, Operation, PlanHash, PlanWire,
-    PreparedFamily, RawScenario, RevalidateParams, ScenarioParams, Sha256Hex, WeightPlan, WireBytes,
+    describe, Backend, CatalogFingerprint, CheckIdentityParams, CompilePlanParams, DecodeCatalogParams, DescribeParams,
+    ExecuteParams, ExecuteResult, FamilyFingerprint, IdentityChecked, JsonWire, LookupEngineProviderParams, OpError,
+    OpResult, Operation, PlanHash, PlanWire, PreparedFamily, ProviderCompatibilityParams, RawScenario,
+    RevalidateParams, ScenarioParams, Sha256Hex, WeightPlan, WireBytes,
 };
 pub use protocol::{BackendDescription, ContractIdentity, Implementation};
 pub use scenario::Scenario;

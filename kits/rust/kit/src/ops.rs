@@ -147,6 +147,35 @@ pub struct CheckIdentityParams {
     pub value: String,
 }
 
+/// `decode_catalog` params: an untrusted CapabilityCatalog wire (PROTOCOL §5.6).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DecodeCatalogParams {
+    pub wire_base64: WireBytes,
+}
+
+/// `lookup_engine_provider` params (PROTOCOL §5.7): the scenario, the engine provider id (for
+/// `ProviderId::new`) and the required `ContractVersion` wire, exactly as received.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LookupEngineProviderParams {
+    pub scenario: RawScenario,
+    pub provider_id: String,
+    /// Any JSON; a value that is not a ContractVersion is `Serialization{context: "decode contract version"}`.
+    pub required_version: Value,
+}
+
+/// `provider_compatibility` params (PROTOCOL §5.8): the scenario and the
+/// ProviderCompatibilityRequest wire, exactly as received.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderCompatibilityParams {
+    pub scenario: RawScenario,
+    /// Any JSON; a value the request's deserializer refuses is
+    /// `Serialization{context: "decode provider compatibility request"}`.
+    pub request: Value,
+}
+
 /// `execute` params (PROTOCOL §5.2).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -188,6 +217,14 @@ pub struct IdentityChecked {}
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PlanWire {
+    pub wire_base64: WireBytes,
+}
+
+/// `lookup_engine_provider` and `provider_compatibility` result: the exact bytes of
+/// `serde_json::to_vec` of the descriptor or report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JsonWire {
     pub wire_base64: WireBytes,
 }
 
@@ -394,6 +431,12 @@ operations! {
     CompilePlan = "compile_plan", fn compile_plan(CompilePlanParams) -> PlanWire, probe: json!({"scenario": {}, "options": {}});
     /// `{"identity_kind", "value"}` -> `{}`, or the identity constructor's InvalidIdentity (01 §1.1-§1.3).
     CheckIdentity = "check_identity", fn check_identity(CheckIdentityParams) -> IdentityChecked, probe: json!({"identity_kind": "node", "value": ""});
+    /// `{"wire_base64"}` -> decode an untrusted CapabilityCatalog wire (03 §11.1): its `fingerprint()`.
+    DecodeCatalog = "decode_catalog", fn decode_catalog(DecodeCatalogParams) -> CatalogFingerprint, probe: json!({"wire_base64": ""});
+    /// `{"scenario", "provider_id", "required_version"}` -> `CapabilityCatalog::engine_provider` (03 §11.4): the descriptor's JSON.
+    LookupEngineProvider = "lookup_engine_provider", fn lookup_engine_provider(LookupEngineProviderParams) -> JsonWire, probe: json!({"scenario": {}, "provider_id": "", "required_version": {}});
+    /// `{"scenario", "request"}` -> `CapabilityCatalog::provider_compatibility` (03 §11.4): the report's JSON.
+    ProviderCompatibility = "provider_compatibility", fn provider_compatibility(ProviderCompatibilityParams) -> JsonWire, probe: json!({"scenario": {}, "request": {}});
     /// Optional: run the scenario's plan on a device runtime (PROTOCOL §5.2).
     Execute = "execute", fn execute(ExecuteParams) -> ExecuteResult, probe: json!({"scenario": {}, "inputs": {}, "replays": 1});
 }
