@@ -221,7 +221,7 @@ def _solve_component(
                 if kept is None or extended.precedence() < kept.precedence():
                     following[key] = extended
         if not following:
-            raise invalid_plan(  # rule: 05.6.2/component_overlap_or_assignment
+            raise invalid_plan(  # rule: 05.6.2/no_joint_assignment
                 "joint provider/storage selection has no compatible assignment"
             )
         frontier = following

@@ -216,13 +216,13 @@ class ExecutionWeightPlan:
         for execution_id, source_ids in self._component_sources.items():
             for source_id in source_ids:
                 if source_id not in source_components:
-                    raise InvalidExecutionPlan(  # rule: 05.10.7/family_source_fingerprint
+                    raise InvalidExecutionPlan(  # rule: 05.10.7/family_sources_exist
                         reason=f"execution component `{execution_id}` references unknown source component `{source_id}`"
                     )
                 referenced.add(source_id)
         for component_id in sorted(source_components):
             if source_components[component_id].required and component_id not in referenced:
-                raise InvalidExecutionPlan(  # rule: 05.10.7/family_source_fingerprint
+                raise InvalidExecutionPlan(  # rule: 05.10.7/family_required_components_referenced
                     reason=f"required source component `{component_id}` is not represented in the execution weight plan"
                 )
         source_tensors = {tensor.id: tensor for tensor in source_schema.tensors}

@@ -10,10 +10,11 @@ use serde_json::Value;
 use vnext_conformance_kit::canonical::canonical_bytes;
 use vnext_conformance_kit::client::{ClientError, ExecClient};
 use vnext_conformance_kit::{
-    Backend, CatalogFingerprint, CheckIdentityParams, CompilePlanParams, DecodeCatalogParams, ExecuteParams,
+    Backend, CatalogFingerprint, CheckIdentityParams, CompilePlanParams, DecodeCatalogParams, DeviceRuntimeScriptParams,
+    ExecuteParams,
     ExecuteResult, FamilyFingerprint, IdentityChecked, Implementation, JsonWire, LookupEngineProviderParams, OpError,
     OpResult, Operation, PlanHash, PlanWire, PreparedFamily, ProviderCompatibilityParams, RawScenario,
-    RevalidateParams, ScenarioParams, WeightPlan,
+    RevalidateParams, ScenarioParams, StepAnswers, WeightPlan,
 };
 
 /// `describe.implementation` of this example.
@@ -132,5 +133,9 @@ impl Backend for Forwarding {
 
     fn execute(&mut self, params: ExecuteParams) -> OpResult<ExecuteResult> {
         self.forward(Operation::Execute, &params.scenario, &params)
+    }
+
+    fn device_runtime_script(&mut self, params: DeviceRuntimeScriptParams) -> OpResult<StepAnswers> {
+        self.forward(Operation::DeviceRuntimeScript, &params.scenario, &params)
     }
 }

@@ -29,9 +29,9 @@ pub mod testing;
 pub use error::{ErrorObject, VNextError};
 pub use ops::{
     describe, Backend, CatalogFingerprint, CheckIdentityParams, CompilePlanParams, DecodeCatalogParams, DescribeParams,
-    ExecuteParams, ExecuteResult, FamilyFingerprint, IdentityChecked, JsonWire, LookupEngineProviderParams, OpError,
+    DeviceRuntimeScriptParams, ExecuteParams, ExecuteResult, FamilyFingerprint, IdentityChecked, JsonWire, LookupEngineProviderParams, OpError,
     OpResult, Operation, PlanHash, PlanWire, PreparedFamily, ProviderCompatibilityParams, RawScenario,
-    RevalidateParams, ScenarioParams, Sha256Hex, WeightPlan, WireBytes,
+    RevalidateParams, ScenarioParams, Sha256Hex, StepAnswers, WeightPlan, WireBytes,
 };
 pub use protocol::{BackendDescription, ContractIdentity, Implementation};
 pub use scenario::Scenario;

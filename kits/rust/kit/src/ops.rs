@@ -176,6 +176,15 @@ pub struct ProviderCompatibilityParams {
     pub request: Value,
 }
 
+/// `device_runtime_script` params (PROTOCOL §5.9): the scenario and the script, exactly as received.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceRuntimeScriptParams {
+    pub scenario: RawScenario,
+    /// Any JSON; a value that is not a script is `Serialization{context: "decode device runtime script"}`.
+    pub script: Value,
+}
+
 /// `execute` params (PROTOCOL §5.2).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -226,6 +235,14 @@ pub struct PlanWire {
 #[serde(deny_unknown_fields)]
 pub struct JsonWire {
     pub wire_base64: WireBytes,
+}
+
+/// `device_runtime_script` result: one answer per step (a value, a contract error object or a refusal,
+/// PROTOCOL §5.9), in step order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StepAnswers {
+    pub answers: Vec<Value>,
 }
 
 /// `revalidate` result: the revalidated plan's hash.
@@ -439,6 +456,8 @@ operations! {
     ProviderCompatibility = "provider_compatibility", fn provider_compatibility(ProviderCompatibilityParams) -> JsonWire, probe: json!({"scenario": {}, "request": {}});
     /// Optional: run the scenario's plan on a device runtime (PROTOCOL §5.2).
     Execute = "execute", fn execute(ExecuteParams) -> ExecuteResult, probe: json!({"scenario": {}, "inputs": {}, "replays": 1});
+    /// Optional: `{"scenario", "script"}` -> one answer per scripted DeviceRuntime step (03 §13; PROTOCOL §5.9).
+    DeviceRuntimeScript = "device_runtime_script", fn device_runtime_script(DeviceRuntimeScriptParams) -> StepAnswers, probe: json!({"scenario": {}, "script": []});
 }
 
 /// The backend's `describe` result: `describe` plus its operations, sorted and unique.
