@@ -11,7 +11,7 @@ import pytest
 
 import schemas
 from harness.bundles import Bundle, write_bundle
-from harness.cli import build_parser, pytest_args
+from harness.cli.commands import build_parser, pytest_args
 
 from .helpers import ROOT, cases, fake_spec, read_jsonl, run_cli, serve_spec
 

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 import schemas
-from harness.cli import build_parser
+from harness.cli.commands import build_parser
 from harness.reports.badge import render_badge
 from harness.reports.html import render_html
 from harness.reports.markdown import render_markdown

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main, wire_hash_report
+from harness.cli import main
+from harness.cli.commands import wire_hash_report
 from reference import api
 from reference.canonical import canonical_bytes, sha256_hex
 from seeds.scenarios import graph_scenario
