@@ -19,9 +19,9 @@ from typing import Any, Final, Generic, Protocol, TypeVar
 import orjson
 
 from harness.protocol.description import BackendDescription
-from reference.api import MAX_SCENARIO_BYTES, SCENARIO_CONTEXT, ExecuteResult
+from reference.api import DEVICE_RUNTIME_REFUSALS, MAX_SCENARIO_BYTES, SCENARIO_CONTEXT, ExecuteResult, StepAnswer
 from reference.canonical import is_canonical_sha256, loads_strict
-from reference.errors import Serialization
+from reference.errors import Serialization, error_from_dict
 from reference.wire import U32_MAX, read_base64
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
     "ResultCodec",
     "ScenarioParam",
     "Sha256Result",
+    "StepAnswersResult",
     "StringParam",
     "U32Param",
     "WireAndFingerprintResult",
@@ -326,3 +327,42 @@ class ExecuteResultCodec:
             return ExecuteResult.from_wire(raw)
         except Serialization as exc:
             raise ProtocolError(exc.message_text) from None
+
+
+@dataclass(frozen=True, slots=True)
+class StepAnswersResult:
+    """``{"answers": [{"value": ...} | {"error": <error object>} | {"refused": {"as", "message"}}, ...]}`` as a
+    tuple of ``StepAnswer``."""
+
+    def encode(self, value: Any) -> dict[str, Any]:
+        if not isinstance(value, tuple | list) or not all(isinstance(item, StepAnswer) for item in value):
+            raise ProtocolError(f"the implementation returned {type(value).__name__}, not a sequence of StepAnswer")
+        return {"answers": [item.to_wire() for item in value]}
+
+    def decode(self, raw: Any) -> tuple[StepAnswer, ...]:
+        if not isinstance(raw, dict) or set(raw) != {"answers"} or not isinstance(raw["answers"], list):
+            raise ProtocolError("must be an object with exactly the key answers, an array")
+        return tuple(self._answer(index, item) for index, item in enumerate(raw["answers"]))
+
+    @staticmethod
+    def _answer(index: int, item: Any) -> StepAnswer:
+        if not isinstance(item, dict) or len(item) != 1 or not set(item) <= {"value", "error", "refused"}:
+            raise ProtocolError(f"answers[{index}] must have exactly one of the keys value, error, refused")
+        if "value" in item:
+            return StepAnswer(value=item["value"])
+        if "refused" in item:
+            refused = item["refused"]
+            if (
+                not isinstance(refused, dict)
+                or set(refused) != {"as", "message"}
+                or refused["as"] not in DEVICE_RUNTIME_REFUSALS
+                or not isinstance(refused["message"], str)
+            ):
+                raise ProtocolError(
+                    f"answers[{index}].refused must be {{as: one of {list(DEVICE_RUNTIME_REFUSALS)}, message: string}}"
+                )
+            return StepAnswer(refused=refused["as"], message=refused["message"])
+        try:
+            return StepAnswer(error=error_from_dict(item["error"]))
+        except Serialization as exc:
+            raise ProtocolError(f"answers[{index}].error: {exc.message_text}") from None

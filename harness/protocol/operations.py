@@ -39,6 +39,7 @@ from harness.protocol.codecs import (
     ResultCodec,
     ScenarioParam,
     Sha256Result,
+    StepAnswersResult,
     StringParam,
     U32Param,
     WireAndFingerprintResult,
@@ -51,7 +52,6 @@ from reference.api import (
     COMPATIBILITY_REQUEST_CONTEXT,
     COMPILE_OPTIONS_CONTEXT,
     CONTRACT_VERSION_CONTEXT,
-    DEVICE_RUNTIME_REFUSALS,
     DEVICE_RUNTIME_SCRIPT_CONTEXT,
     IDENTITY_KINDS,
     ExecuteResult,
@@ -59,7 +59,7 @@ from reference.api import (
     StepAnswer,
     WeightPlanSelection,
 )
-from reference.errors import Serialization, VNextError, error_from_dict
+from reference.errors import VNextError
 
 __all__ = ["OPERATIONS", "Level", "Operation", "Operations", "Scenario", "operation"]
 
@@ -185,49 +185,6 @@ class Operation(Generic[R_co]):
 
 
 _DECLARED: dict[str, Operation[Any]] = {}
-
-
-# --------------------------------------------------------------------------- device_runtime_script answers
-@dataclass(frozen=True, slots=True)
-class StepAnswersResult:
-    """``{"answers": [{"value": ...} | {"error": <error object>} | {"refused": {"as", "message"}}, ...]}`` as a
-    tuple of ``StepAnswer``."""
-
-    def encode(self, value: Any) -> dict[str, Any]:
-        if not isinstance(value, tuple | list) or not all(isinstance(item, StepAnswer) for item in value):
-            raise ProtocolError(f"the implementation returned {type(value).__name__}, not a sequence of StepAnswer")
-        return {"answers": [item.to_wire() for item in value]}
-
-    def decode(self, raw: Any) -> tuple[StepAnswer, ...]:
-        if not isinstance(raw, dict) or set(raw) != {"answers"} or not isinstance(raw["answers"], list):
-            raise ProtocolError("must be an object with exactly the key answers, an array")
-        return tuple(self._answer(index, item) for index, item in enumerate(raw["answers"]))
-
-    @staticmethod
-    def _answer(index: int, item: Any) -> StepAnswer:
-        if not isinstance(item, dict) or len(item) != 1 or not set(item) <= {"value", "error", "refused"}:
-            raise ProtocolError(f"answers[{index}] must have exactly one of the keys value, error, refused")
-        if "value" in item:
-            return StepAnswer(value=item["value"])
-        if "refused" in item:
-            refused = item["refused"]
-            if (
-                not isinstance(refused, dict)
-                or set(refused) != {"as", "message"}
-                or refused["as"] not in DEVICE_RUNTIME_REFUSALS
-                or not isinstance(refused["message"], str)
-            ):
-                raise ProtocolError(
-                    f"answers[{index}].refused must be {{as: one of {list(DEVICE_RUNTIME_REFUSALS)}, message: string}}"
-                )
-            return StepAnswer(refused=refused["as"], message=refused["message"])
-        try:
-            return StepAnswer(error=error_from_dict(item["error"]))
-        except Serialization as exc:
-            raise ProtocolError(f"answers[{index}].error: {exc.message_text}") from None
-
-
-# --------------------------------------------------------------------------- end of device_runtime_script answers
 
 
 def operation(
@@ -396,7 +353,7 @@ class Operations:
     )
     def device_runtime_script(self, scenario: Scenario, script: Sequence[Any] | RawJson) -> tuple[StepAnswer, ...]:
         """Run a scripted DeviceRuntime call sequence (03 §13.1, §13.3) on the runtime of the scenario's catalog
-        device: each step's value or contract error (§5.6)."""
+        device: each step's value or contract error (§5.9)."""
         ...
 
 
