@@ -35,8 +35,9 @@ from reference.canonical import canonical_bytes, direct_bytes, fingerprint, load
 from reference.catalog.attributes import AttributeSpec
 from reference.catalog.catalog import CapabilityCatalog
 from reference.catalog.compatibility import ProviderCompatibilityRequest
+from reference.catalog.device import DEVICE_WIRE_FIELDS
 from reference.catalog.engine import EngineProviderDescriptor
-from reference.catalog.operation import OperationDescriptor
+from reference.catalog.operation import OPERATION_WIRE_FIELDS, OperationDescriptor
 from reference.catalog.provider import OperationProviderDescriptor
 from reference.catalog.weight_materializer import MAX_WEIGHT_MATERIALIZERS, WeightMaterializerDescriptor
 from reference.documents.compile_options import COMPILE_OPTIONS_CONTEXT
@@ -453,20 +454,8 @@ _CATALOG_MAPS: Final[Mapping[tuple[str, ...], Callable[[Any, str], Any]]] = {
 #: The structs of a catalog wire without ``deny_unknown_fields`` and their fields: serde skips an unknown
 #: field's value unread, so a repeated unknown field passes (a ``...version`` member is a ContractVersion).
 _CATALOG_LENIENT: Final[Mapping[tuple[str, ...], frozenset[str]]] = {
-    ("device",): frozenset(
-        (
-            "id",
-            "class",
-            "ordinal",
-            "total_memory_bytes",
-            "runtime_implementation_fingerprint",
-            "capabilities",
-            "dynamic_storage_profiles",
-        )
-    ),
-    ("operations", "*"): frozenset(
-        ("id", "version", "inputs", "outputs", "attributes", "resources", "oracle", "provider", "profile_phase")
-    ),
+    ("device",): frozenset(DEVICE_WIRE_FIELDS),
+    ("operations", "*"): frozenset(OPERATION_WIRE_FIELDS),
     ("operations", "*", "provider"): frozenset(("minimum_version", "required_capabilities")),
 }
 

@@ -9,7 +9,7 @@ runtime fingerprint; class, ordinal and capabilities are never checked.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from reference.canonical import is_canonical_sha256
 from reference.catalog._common import OrderedEnum, identity_set_from_wire, identity_set_to_wire
@@ -25,6 +25,18 @@ class DeviceClass(OrderedEnum):
     HOST = "host"
     ACCELERATOR = "accelerator"
     REFERENCE = "reference"
+
+
+#: The members of a ``DeviceDescriptor`` wire (serde keeps no others; unknown ones are skipped).
+DEVICE_WIRE_FIELDS: Final = (
+    "id",
+    "class",
+    "ordinal",
+    "total_memory_bytes",
+    "runtime_implementation_fingerprint",
+    "capabilities",
+    "dynamic_storage_profiles",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,16 +78,9 @@ class DeviceDescriptor:
 
     @classmethod
     def from_wire(cls, raw: Any, *, context: str = "decode device descriptor", path: str = "$") -> DeviceDescriptor:
-        fields = (
-            "id",
-            "class",
-            "ordinal",
-            "total_memory_bytes",
-            "runtime_implementation_fingerprint",
-            "capabilities",
-            "dynamic_storage_profiles",
+        obj = WireObject(
+            raw, DEVICE_WIRE_FIELDS, type_name="DeviceDescriptor", context=context, path=path, lenient=True
         )
-        obj = WireObject(raw, fields, type_name="DeviceDescriptor", context=context, path=path, lenient=True)
         return cls(
             obj.identity("id", DeviceId),
             DeviceClass.from_wire(obj.raw("class"), context=context, path=obj.at("class")),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from reference.canonical import direct_fingerprint
 from reference.catalog._common import OrderedEnum, identity_set_from_wire, identity_set_to_wire
@@ -68,7 +68,17 @@ class ProviderRequirement:
         )
 
 
-_FIELDS = ("id", "version", "inputs", "outputs", "attributes", "resources", "oracle", "provider", "profile_phase")
+OPERATION_WIRE_FIELDS: Final = (
+    "id",
+    "version",
+    "inputs",
+    "outputs",
+    "attributes",
+    "resources",
+    "oracle",
+    "provider",
+    "profile_phase",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +180,9 @@ class OperationDescriptor:
         cls, raw: Any, *, context: str = "decode operation descriptor", path: str = "$"
     ) -> OperationDescriptor:
         """Derived decode: unknown top-level keys are ignored and ``validate`` is NOT run."""
-        obj = WireObject(raw, _FIELDS, type_name="OperationDescriptor", context=context, path=path, lenient=True)
+        obj = WireObject(
+            raw, OPERATION_WIRE_FIELDS, type_name="OperationDescriptor", context=context, path=path, lenient=True
+        )
         return cls(
             id=obj.identity("id", OperationId),
             version=ContractVersion.from_wire(obj.raw("version"), context=context),
