@@ -25,6 +25,8 @@ __all__ = [
     "NotApplicableReason",
     "backend_asked",
     "case_id_for",
+    "computed",
+    "current_rules",
     "exercise",
     "known_suites",
     "not_applicable",
@@ -103,20 +105,38 @@ def known_suites() -> list[str]:
 class CheckedRules:
     """The rules the running case has said it checks (ids expanded by ``expand``), and those it showed it checks:
     the rules of each refusal the reference oracle raised (``observed``), which count once the case has also
-    asked the backend under test (``backend_asked``), so a case that compared nothing is credited nothing."""
+    asked the backend under test something (``asked``), and the value rules of the functions an oracle answer of
+    an operation was computed with (``computed``), which count once the case has asked the backend under test
+    that same operation. A case that compared nothing is credited nothing."""
 
     expand: Callable[[Sequence[str]], tuple[str, ...]]
     ids: list[str] = field(default_factory=list)
     observed: list[str] = field(default_factory=list)
-    backend_asked: bool = False
+    asked: set[str] = field(default_factory=set)
+    computed: dict[str, list[str]] = field(default_factory=dict)
+    traced: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def backend_asked(self) -> bool:
+        return bool(self.asked)
 
     def checked(self) -> tuple[str, ...]:
-        """The declared rules, then the observed ones when the backend was asked (each once, in order)."""
-        found = [*self.ids, *self.observed] if self.backend_asked else self.ids
+        """The declared rules, then the observed and computed ones the backend was asked for (each once, in order)."""
+        found = list(self.ids)
+        if self.asked:
+            found.extend(self.observed)
+            for operation, rules in self.computed.items():
+                if operation in self.asked:
+                    found.extend(rules)
         return tuple(dict.fromkeys(found))
 
 
 CURRENT_RULES: contextvars.ContextVar[CheckedRules | None] = contextvars.ContextVar("vnext_rules", default=None)
+
+
+def current_rules() -> CheckedRules | None:
+    """The running case's rules (``None`` outside a conformance case)."""
+    return CURRENT_RULES.get()
 
 
 def observe(rule_ids: Sequence[str]) -> None:
@@ -126,11 +146,18 @@ def observe(rule_ids: Sequence[str]) -> None:
         current.observed.extend(rule_ids)
 
 
-def backend_asked() -> None:
-    """The running case sent an operation to the backend under test."""
+def computed(operation: str, rule_ids: Sequence[str]) -> None:
+    """The reference oracle answered ``operation`` for the running case through functions implementing ``rule_ids``."""
     current = CURRENT_RULES.get()
     if current is not None:
-        current.backend_asked = True
+        current.computed.setdefault(operation, []).extend(rule_ids)
+
+
+def backend_asked(operation: str) -> None:
+    """The running case sent ``operation`` to the backend under test."""
+    current = CURRENT_RULES.get()
+    if current is not None:
+        current.asked.add(operation)
 
 
 def exercise(*rule_ids: str) -> None:

@@ -62,13 +62,13 @@ class BackendUnderTest(Operations):
             f"the {self.role} declares {operation.name!r} in describe but answered that it is not implemented"
         )
 
-    def _asked(self) -> None:
+    def _asked(self, operation: Operation[Any]) -> None:
         if self.role == BACKEND_ROLE:
-            backend_asked()
+            backend_asked(operation.name)
 
     def call(self, operation: Operation[Any], args: tuple[Any, ...]) -> Any:
         self._gate(operation)
-        self._asked()
+        self._asked(operation)
         try:
             return self.client.call(operation, args)
         except OperationNotSupported:
@@ -77,7 +77,7 @@ class BackendUnderTest(Operations):
     def outcome(self, operation: Operation[Any], params: dict[str, Any]) -> Outcome:
         """The outcome of sending protocol ``params`` as they are (gated like a call)."""
         self._gate(operation)
-        self._asked()
+        self._asked(operation)
         try:
             return self.client.outcome(operation, params)
         except OperationNotSupported:

@@ -71,6 +71,7 @@ from reference.scenario.compile import compile_scenario_plan
 from reference.scenario.document import MAX_SCENARIO_BYTES, SCENARIO_CONTEXT, ScenarioDocument
 from reference.scenario.execute import ScenarioPlan, default_inputs, execute_scenario, oracle_outputs, scenario_plan
 from reference.scenario.family import revalidate_scenario_family
+from reference.scenario.memo import computed_directly
 from reference.scenario.plan import build_scenario_plan, revalidate_scenario_wire
 from reference.scenario.sections import scenario_catalog, scenario_family, scenario_weights
 from reference.versions import ContractVersion
@@ -116,6 +117,7 @@ __all__ = [
     "canonical_bytes",
     "check_identity",
     "compile_plan",
+    "computed_directly",
     "decode_catalog",
     "decode_untrusted",
     "default_inputs",

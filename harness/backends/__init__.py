@@ -12,7 +12,7 @@ import shlex
 from dataclasses import dataclass
 
 from harness.backends.python import BackendLoadError, load_python_backend
-from harness.backends.reference import ErrorObserver, ReferenceImplementation
+from harness.backends.reference import CallTracer, ErrorObserver, ReferenceImplementation
 from harness.connection.base import Connection
 from harness.connection.client import Client
 from harness.connection.exec import ExecConnection, ExecOptions
@@ -24,6 +24,7 @@ __all__ = [
     "DEFAULT_SPEC",
     "BackendLoadError",
     "BackendSpec",
+    "CallTracer",
     "ErrorObserver",
     "SpecKind",
     "connect",
@@ -75,10 +76,13 @@ def parse_spec(text: str) -> BackendSpec:
     raise ValueError(f"unknown backend spec {text!r}; use reference, python:MODULE:FACTORY or exec:COMMAND ...")
 
 
-def implementation(spec: BackendSpec, observer: ErrorObserver | None = None) -> object:
-    """The in-process implementation a ``reference`` or ``python:`` spec names (``observer``: the reference's)."""
+def implementation(
+    spec: BackendSpec, observer: ErrorObserver | None = None, tracer: CallTracer | None = None
+) -> object:
+    """The in-process implementation a ``reference`` or ``python:`` spec names (``observer``, ``tracer``: the
+    reference's)."""
     if spec.kind is SpecKind.REFERENCE:
-        return ReferenceImplementation(observer)
+        return ReferenceImplementation(observer, tracer)
     if spec.kind is SpecKind.PYTHON:
         return load_python_backend(spec.target)
     raise ValueError(f"{spec.text!r} is not an in-process backend")
@@ -90,15 +94,17 @@ def open_connection(
     *,
     check: SchemaCheck | None = None,
     observer: ErrorObserver | None = None,
+    tracer: CallTracer | None = None,
 ) -> Connection:
     """The connection ``spec`` names (not yet handshaken). ``BackendLoadError`` for an unloadable ``python:``.
 
-    ``observer`` sees each contract error the built-in reference raises (in process only)."""
+    ``observer`` sees each contract error the built-in reference raises and ``tracer`` the functions of its
+    answers (in process only)."""
     parsed = parse_spec(spec) if isinstance(spec, str) else spec
     options = options or ExecOptions()
     if parsed.kind is SpecKind.EXEC:
         return ExecConnection(parsed.argv, options, spec=parsed.text)
-    server = Server(implementation(parsed, observer), max_request_bytes=options.max_request_bytes, check=check)
+    server = Server(implementation(parsed, observer, tracer), max_request_bytes=options.max_request_bytes, check=check)
     return InProcessConnection(
         parsed.text, server, max_reply_bytes=options.max_reply_bytes, serve_args=["--backend", parsed.text]
     )

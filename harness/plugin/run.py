@@ -34,6 +34,7 @@ from harness.fuzz.examples import CURRENT_TALLY, ExampleTally, count_examples, i
 from harness.fuzz.rounds import seed_test
 from harness.identity import CONTRACT_IDENTITY, SUITE_NAME, suite_version
 from harness.plugin.counterexamples import CounterexampleRecorder
+from harness.plugin.oracle_trace import OracleTracer, ValueRuleIndex
 from harness.plugin.outcomes import combine, phase_outcome, report_message
 from harness.plugin.progress import RunProgress, suites_of
 from harness.plugin.records import NOT_APPLICABLE, case_data, properties
@@ -49,6 +50,7 @@ from harness.reports.markdown import render_markdown
 from harness.reports.result import RunResult
 from harness.reports.summary import render_summary
 from harness.rules import RuleCatalogue, RuleTally, UnknownRule
+from reference import api as reference_api
 from reference.api import VNextError
 
 __all__ = ["FUZZ_FACTS", "ConformanceRun"]
@@ -157,6 +159,8 @@ class ConformanceRun:
         self.junit_path = _junit_to_partial(config)
         self.session = BackendSession(settings)
         self.session.oracle_observer = self._observe_oracle
+        self.session.oracle_tracer = OracleTracer(self._value_rule_index)
+        self._value_rules: ValueRuleIndex | object | None = _UNSET
         self._error_rules: Callable[[VNextError], Sequence[str]] | object | None = _UNSET
         self.counterexamples = CounterexampleRecorder(settings.counterexample_dir)
         self.explicit = bool(
@@ -375,6 +379,14 @@ class ConformanceRun:
             return
         rules = [rule for rule in self._error_rules(error) if rule in catalogue.by_id]
         observe([rule for rule in rules if catalogue.by_id[rule].reachable])
+
+    def _value_rule_index(self) -> ValueRuleIndex | None:
+        """The catalogue's value rules by implementing function (built at the first watched oracle call)."""
+        if self._value_rules is _UNSET:
+            catalogue = self.catalogue()
+            root = Path(reference_api.__file__).resolve().parents[1]
+            self._value_rules = None if catalogue is None else ValueRuleIndex(catalogue, root)
+        return self._value_rules  # type: ignore[return-value]
 
     def catalogue(self) -> RuleCatalogue | None:
         """The suites' rule catalogue (asked once, through ``pytest_vnext_rule_catalogue``)."""

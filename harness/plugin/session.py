@@ -16,7 +16,7 @@ from typing import Any
 import jsonschema
 
 import schemas
-from harness.backends import DEFAULT_SPEC, BackendLoadError, ErrorObserver, open_connection
+from harness.backends import DEFAULT_SPEC, BackendLoadError, CallTracer, ErrorObserver, open_connection
 from harness.connection.base import Connection
 from harness.connection.client import Client
 from harness.connection.exec import ExecConnection
@@ -38,6 +38,8 @@ class BackendSession:
         self._oracle: BackendUnderTest | None = None
         #: Sees each refusal of the oracle (set by the run before the first case).
         self.oracle_observer: ErrorObserver | None = None
+        #: Watches the functions of the oracle's answers (set by the run before the first case).
+        self.oracle_tracer: CallTracer | None = None
         self._load_error: BackendLoadError | None = None
         self._fresh: list[Client] = []
 
@@ -73,7 +75,9 @@ class BackendSession:
 
     def oracle(self) -> BackendUnderTest:
         if self._oracle is None:
-            connection = open_connection(DEFAULT_SPEC, check=self.settings.check, observer=self.oracle_observer)
+            connection = open_connection(
+                DEFAULT_SPEC, check=self.settings.check, observer=self.oracle_observer, tracer=self.oracle_tracer
+            )
             self._oracle = BackendUnderTest(
                 Client(connection, check=self.settings.check),
                 connection.open(),

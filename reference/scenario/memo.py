@@ -8,21 +8,36 @@ catalog). A contract
 rejection (``VNextError``) is memoized too and raised again as the same error (kind, fields and
 message), so the first failure of a repeated call is the first failure of the first call. Any
 other exception is not memoized. A scenario with no canonical form (or a typed document) is
-computed directly. The oldest entry is dropped beyond ``size`` entries.
+computed directly. The oldest entry is dropped beyond ``size`` entries. Inside ``computed_directly()``
+every memo computes (and stores nothing), so a caller watching what a computation does sees all of it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Generic, TypeVar
 
 from reference.canonical import JsonValue, canonical_bytes
 from reference.errors import VNextError
 
-__all__ = ["ScenarioMemo"]
+__all__ = ["ScenarioMemo", "computed_directly"]
 
 T = TypeVar("T")
+
+_DIRECT: contextvars.ContextVar[bool] = contextvars.ContextVar("scenario_memo_direct", default=False)
+
+
+@contextlib.contextmanager
+def computed_directly() -> Iterator[None]:
+    """Every ``ScenarioMemo`` call inside computes its value instead of reading or filling the memo."""
+    token = _DIRECT.set(True)
+    try:
+        yield
+    finally:
+        _DIRECT.reset(token)
 
 
 class ScenarioMemo(Generic[T]):
@@ -42,6 +57,8 @@ class ScenarioMemo(Generic[T]):
         self._entries: OrderedDict[bytes, tuple[T | None, VNextError | None]] = OrderedDict()
 
     def __call__(self, scenario: Any) -> T:
+        if _DIRECT.get():
+            return self._compute(scenario)
         key = _key(scenario if self._key_of is None else self._key_of(scenario))
         if key is None:
             return self._compute(scenario)

@@ -7,6 +7,7 @@ file named by the sources' digest, rebuilt when missing or malformed.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,9 @@ import pytest
 from conformance.reach import attribution
 from conformance.reach.sites import census, reference_root
 from harness.backends.reference import ReferenceImplementation
-from harness.cases import CURRENT_RULES, CheckedRules, backend_asked, observe
+from harness.cases import CURRENT_RULES, CheckedRules, backend_asked, computed, observe
+from harness.plugin.oracle_trace import OracleTracer, ValueRuleIndex
+from harness.rules import RuleCatalogue
 from reference import api
 
 from .helpers import ROOT, cases, read_jsonl, run_cli
@@ -46,7 +49,7 @@ def test_observed_rules_count_only_once_the_backend_was_asked() -> None:
     try:
         observe(["b", "a"])
         assert checked.checked() == ("a",)
-        backend_asked()
+        backend_asked("check_identity")
         assert checked.checked() == ("a", "b")
     finally:
         CURRENT_RULES.reset(token)
@@ -63,6 +66,70 @@ def test_the_reference_shows_each_refusal_to_its_observer_and_still_raises_it() 
     observed.check_identity("capability", "capability.a")
     assert len(seen) == 1
     assert ReferenceImplementation().check_identity is api.check_identity
+
+
+def test_computed_rules_count_only_for_an_operation_the_backend_was_asked() -> None:
+    checked = CheckedRules(tuple)
+    token = CURRENT_RULES.set(checked)
+    try:
+        computed("build_plan", ["v"])
+        computed("revalidate", ["w"])
+        backend_asked("revalidate")
+        assert checked.checked() == ("w",)
+        backend_asked("build_plan")
+        assert checked.checked() == ("v", "w")
+    finally:
+        CURRENT_RULES.reset(token)
+
+
+def _catalogue() -> RuleCatalogue:
+    return RuleCatalogue.load((ROOT / "conformance" / "rules").glob("*.json"))
+
+
+def test_a_watched_oracle_call_is_credited_with_the_value_rules_of_the_functions_it_ran() -> None:
+    catalogue = _catalogue()
+    index = ValueRuleIndex(catalogue, ROOT)
+    scenario = json.loads((ROOT / "conformance/corpus/seed_estimate_correct.json").read_text())["params"]["scenario"]
+    oracle = ReferenceImplementation(tracer=OracleTracer(lambda: index))
+    for _ in range(2):  # the second build is memoized, and a watched call computes it again
+        checked = CheckedRules(catalogue.expand)
+        token = CURRENT_RULES.set(checked)
+        try:
+            oracle.build_plan(scenario)
+            oracle.build_plan(scenario)  # beyond the watched calls of the case: not watched
+            assert checked.traced == {"build_plan": 1}
+            assert checked.checked() == ()
+            backend_asked("build_plan")
+            credited = checked.checked()
+        finally:
+            CURRENT_RULES.reset(token)
+        assert "05.1/identity_materializer_constants" in credited
+        assert all(catalogue.by_id[rule].kind is None for rule in credited)
+        assert all("build_plan" in catalogue.by_id[rule].observable_through for rule in credited)
+    assert index.rules_of("describe", [(str(ROOT / "reference/plan/decode.py"), "_check_size")]) == ()
+
+
+def test_a_call_outside_a_case_or_under_another_profiler_is_not_watched() -> None:
+    seen: list[str] = []
+
+    class Tracer:
+        def wants(self, operation: str) -> bool:
+            return True
+
+        def ran(self, operation: str, functions: frozenset[tuple[str, str]]) -> None:
+            seen.append(operation)
+
+    oracle = ReferenceImplementation(tracer=Tracer())
+    oracle.check_identity("capability", "capability.a")
+    assert seen == ["check_identity"]
+    previous = sys.getprofile()
+    sys.setprofile(lambda *_: None)
+    try:
+        oracle.check_identity("capability", "capability.a")
+    finally:
+        sys.setprofile(previous)
+    assert seen == ["check_identity"]
+    assert not OracleTracer(lambda: ValueRuleIndex(_catalogue(), ROOT)).wants("build_plan")
 
 
 def test_the_census_cache_is_the_census_and_is_rebuilt_when_broken(tmp_path: Path) -> None:
