@@ -26,7 +26,6 @@ __all__ = [
     "backend_asked",
     "case_id_for",
     "computed",
-    "current_rules",
     "exercise",
     "known_suites",
     "not_applicable",
@@ -116,10 +115,6 @@ class CheckedRules:
     computed: dict[str, list[str]] = field(default_factory=dict)
     traced: dict[str, int] = field(default_factory=dict)
 
-    @property
-    def backend_asked(self) -> bool:
-        return bool(self.asked)
-
     def checked(self) -> tuple[str, ...]:
         """The declared rules, then the observed and computed ones the backend was asked for (each once, in order)."""
         found = list(self.ids)
@@ -132,11 +127,6 @@ class CheckedRules:
 
 
 CURRENT_RULES: contextvars.ContextVar[CheckedRules | None] = contextvars.ContextVar("vnext_rules", default=None)
-
-
-def current_rules() -> CheckedRules | None:
-    """The running case's rules (``None`` outside a conformance case)."""
-    return CURRENT_RULES.get()
 
 
 def observe(rule_ids: Sequence[str]) -> None:

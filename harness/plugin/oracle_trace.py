@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Final
 
 from harness.backends.reference import FunctionName
-from harness.cases import computed, current_rules
+from harness.cases import CURRENT_RULES, computed
 from harness.rules import RuleCatalogue
 
 __all__ = ["TRACED_CALLS", "OracleTracer", "ValueRuleIndex"]
@@ -70,7 +70,7 @@ class OracleTracer:
         self._limit = limit
 
     def wants(self, operation: str) -> bool:
-        current = current_rules()
+        current = CURRENT_RULES.get()
         if current is None:
             return False
         watched = current.traced.get(operation, 0)
