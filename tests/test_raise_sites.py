@@ -1,9 +1,10 @@
 """The raise-site census (conformance/reach/sites.py) and the rule annotations the sites carry.
 
 Every contract-error raise site of ``reference/`` names, in a ``# rule:`` comment, the catalogue rules it
-implements; every named id exists; and every rejection rule whose ``reference`` names a function of
-``reference/`` is raised somewhere: at a site annotated with it, at a site inside one of its referenced
-functions, or the rule says why not (``internal``, ``needs`` or ``gap``).
+implements; every named id exists; every passage (``# rule when``) names rules of its site rule's kind; and
+every rejection rule whose ``reference`` names a function of ``reference/`` is raised somewhere: at a site
+or passage annotated with it, at a site inside one of its referenced functions, or the rule says why not
+(``internal``, ``needs`` or ``gap``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,15 @@ from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 
-from conformance.reach.sites import RaiseSite, census, scan_source, sites_by_rule
+from conformance.reach.sites import (
+    Passage,
+    RaiseSite,
+    census,
+    passage_census,
+    scan_passages,
+    scan_source,
+    sites_by_rule,
+)
 from conformance.rules import catalogue
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,6 +31,48 @@ ROOT = Path(__file__).resolve().parents[1]
 @cache
 def _sites() -> tuple[RaiseSite, ...]:
     return census()
+
+
+@cache
+def _passages() -> tuple[Passage, ...]:
+    return passage_census()
+
+
+def test_every_passage_names_existing_rules_of_its_site_rules_kind() -> None:
+    rules = catalogue().by_id
+    named = sites_by_rule(_sites())
+    wrong = []
+    for passage in _passages():
+        when = rules.get(passage.when)
+        if when is None or passage.when not in named:
+            wrong.append(f"{passage.location}: `when {passage.when}` is no rule a site implements")
+            continue
+        for rule in passage.rules:
+            if rule not in rules or rules[rule].kind != when.kind:
+                wrong.append(f"{passage.location}: {rule} is no rule of kind {when.kind}")
+    assert _passages() and not wrong, wrong[:20]
+
+
+def test_a_passage_is_read_on_the_statement_holding_it() -> None:
+    source = (
+        "def f(raw):\n"
+        "    if raw:\n"
+        "        decode(\n"
+        "            raw,\n"
+        "            type_name='A',  # rule when 01.3.6/decode_unknown_field: 02.1/a, 02.1/b\n"
+        "        )\n"
+        "    with g():  # rule when 01.5/x: 02.1/c\n"
+        "        h()\n"
+    )
+    first, second = scan_passages("reference/x.py", source)
+    assert (first.lines, first.qualname, first.when, first.rules) == (
+        (3, 6),
+        "f",
+        "01.3.6/decode_unknown_field",
+        ("02.1/a", "02.1/b"),
+    )
+    assert (second.lines, second.when, second.rules) == ((7, 7), "01.5/x", ("02.1/c",))
+    assert scan_source("reference/x.py", source) == []
 
 
 @cache
@@ -72,7 +123,7 @@ def test_every_annotated_rule_exists() -> None:
 
 def test_every_raising_rule_with_a_function_reference_has_a_site_or_a_reason() -> None:
     sites = _sites()
-    annotated = sites_by_rule(sites)
+    annotated = {*sites_by_rule(sites), *(rule for passage in _passages() for rule in passage.rules)}
     raising = _raising_functions(sites)
     missing = []
     for rule in catalogue().rules:

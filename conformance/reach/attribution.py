@@ -2,7 +2,9 @@
 
 The site is found in the error's traceback (``sites.SiteIndex.in_traceback``), and so are the sites of the
 contract errors it was raised while handling (a decoder turning a nested rule's error into
-``Serialization``): each was raised at its own site and its rules were checked. The census behind the index
+``Serialization``): each was raised at its own site and its rules were checked. Each error is also credited
+with the rules of the passages its traceback went through whose ``when`` rule its site implements (a
+shared decoder's refusal checked the calling struct's own rule). The census behind the index
 is kept in a cache file named by a digest of every scanned source (and of the scanner itself), so each
 process reads it instead of scanning ``reference/`` again; a missing, unreadable or malformed cache file is
 rebuilt, and an unwritable cache directory only costs the scan.
@@ -21,12 +23,20 @@ from pathlib import Path
 from typing import Final
 
 from conformance.reach import sites
-from conformance.reach.sites import RaiseSite, SiteIndex, census, frames_of, reference_root
+from conformance.reach.sites import (
+    Passage,
+    RaiseSite,
+    SiteIndex,
+    census,
+    frames_of,
+    passage_census,
+    reference_root,
+)
 from reference.bounded_read import read_bounded
 from reference.canonical import loads_strict
 from reference.errors import Serialization, VNextError
 
-__all__ = ["cached_census", "census_digest", "error_rules", "raise_sites"]
+__all__ = ["cached_census", "cached_passages", "census_digest", "error_rules", "raise_sites"]
 
 _MAX_CACHE_BYTES: Final = 16 * 1024 * 1024
 _CONTEXT: Final = "decode raise-site census cache"
@@ -54,18 +64,35 @@ def _site(raw: dict[str, object]) -> RaiseSite:
     return RaiseSite(lines=(int(lines[0]), int(lines[1])), rules=tuple(str(r) for r in rules), **fields)  # type: ignore[arg-type]
 
 
-def _read(path: Path) -> tuple[RaiseSite, ...] | None:
+def _passage(raw: dict[str, object]) -> Passage:
+    lines = raw["lines"]
+    rules = raw["rules"]
+    if not (isinstance(lines, list) and len(lines) == 2 and isinstance(rules, list)):
+        raise ValueError("malformed passage")
+    fields = {name: raw[name] for name in ("path", "qualname", "when")}
+    return Passage(lines=(int(lines[0]), int(lines[1])), rules=tuple(str(r) for r in rules), **fields)  # type: ignore[arg-type]
+
+
+_Census = tuple[tuple[RaiseSite, ...], tuple[Passage, ...]]
+
+
+def _read(path: Path) -> _Census | None:
     try:
         raw = loads_strict(read_bounded(path, max_bytes=_MAX_CACHE_BYTES, context=_CONTEXT), context=_CONTEXT)
-        if not isinstance(raw, list):
+        if not (isinstance(raw, dict) and isinstance(raw.get("sites"), list) and isinstance(raw.get("passages"), list)):
             return None
-        return tuple(_site(item) for item in raw)
+        return tuple(_site(item) for item in raw["sites"]), tuple(_passage(item) for item in raw["passages"])
     except (OSError, Serialization, ValueError, KeyError, TypeError):
         return None
 
 
-def _write(path: Path, found: tuple[RaiseSite, ...]) -> None:
-    text = json.dumps([dataclasses.asdict(site) for site in found], sort_keys=True)
+def _write(path: Path, found: _Census) -> None:
+    sites_found, passages = found
+    document = {
+        "sites": [dataclasses.asdict(site) for site in sites_found],
+        "passages": [dataclasses.asdict(passage) for passage in passages],
+    }
+    text = json.dumps(document, sort_keys=True)
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".partial")
@@ -78,20 +105,29 @@ def _write(path: Path, found: tuple[RaiseSite, ...]) -> None:
                 os.unlink(temporary)
 
 
-def cached_census(root: Path | None = None, directory: Path | None = None) -> tuple[RaiseSite, ...]:
-    """``sites.census(root)``, read from the cache file of the sources' digest when it holds it."""
+def _cached(root: Path | None, directory: Path | None) -> _Census:
     base = reference_root() if root is None else root
     path = (directory or _cache_directory()) / f"census-{census_digest(base)}.json"
     found = _read(path)
     if found is None:
-        found = census(base)
+        found = census(base), passage_census(base)
         _write(path, found)
     return found
 
 
+def cached_census(root: Path | None = None, directory: Path | None = None) -> tuple[RaiseSite, ...]:
+    """``sites.census(root)``, read from the cache file of the sources' digest when it holds it."""
+    return _cached(root, directory)[0]
+
+
+def cached_passages(root: Path | None = None, directory: Path | None = None) -> tuple[Passage, ...]:
+    """``sites.passage_census(root)``, from the same cache file."""
+    return _cached(root, directory)[1]
+
+
 @cache
 def _index() -> SiteIndex:
-    return SiteIndex(cached_census())
+    return SiteIndex(*_cached(None, None))
 
 
 def _chain(error: VNextError) -> list[VNextError]:
@@ -112,8 +148,16 @@ def raise_sites(error: VNextError) -> tuple[RaiseSite, ...]:
 
 
 def error_rules(error: VNextError) -> tuple[str, ...]:
-    """The rules of ``raise_sites(error)``, each once."""
+    """The rules of ``raise_sites(error)`` and of the passages each error went through to its site, each once."""
+    index = _index()
     out: dict[str, None] = {}
-    for site in raise_sites(error):
+    for each in _chain(error):
+        frames = list(frames_of(each))
+        site = index.in_traceback(frames)
+        if site is None:
+            continue
         out.update(dict.fromkeys(site.rules))
+        for passage in index.passed(frames):
+            if passage.when in site.rules:
+                out.update(dict.fromkeys(passage.rules))
     return tuple(out)

@@ -13,8 +13,15 @@ A *site* is one of:
 
 Each site carries the rules it implements as a trailing comment on one of its lines,
 ``# rule: <rule id>[, <rule id>...]`` (ids of ``conformance/rules``); ``tests/test_raise_sites.py`` keeps
-every site annotated with existing ids. The census is a pure AST and token scan: nothing is imported
-from the scanned modules, so it reads any checkout of ``reference/``.
+every site annotated with existing ids.
+
+A check shared by many callers (one struct decoder refusing an unknown field for every struct) raises at
+one site, yet each caller's rule is its own. A *passage* names those: a statement of the caller carrying
+``# rule when <site rule>: <rule id>[, ...]`` credits its rules to an error that passed through that
+statement and was raised at a site implementing ``<site rule>`` (``Passage``).
+
+The census is a pure AST and token scan: nothing is imported from the scanned modules, so it reads any
+checkout of ``reference/``.
 """
 
 from __future__ import annotations
@@ -36,6 +43,8 @@ from reference.errors import ERROR_KINDS, VNextError
 __all__ = [
     "ANNOTATION",
     "GENERIC_CLASS",
+    "PASSAGE",
+    "Passage",
     "RaiseSite",
     "SiteIndex",
     "census",
@@ -45,6 +54,8 @@ __all__ = [
 
 #: The annotation comment: ``# rule: <id>[, <id>...]``.
 ANNOTATION: Final = re.compile(r"#\s*rule:\s*(?P<ids>[^#]*)")
+#: The passage annotation: ``# rule when <site rule>: <id>[, <id>...]``.
+PASSAGE: Final = re.compile(r"#\s*rule\s+when\s+(?P<when>[^:#\s]+)\s*:\s*(?P<ids>[^#]*)")
 #: The class of a site whose error is any variant (a stored or rewritten error).
 GENERIC_CLASS: Final = VNextError.__name__
 _ERROR_CLASSES: Final = frozenset({cls.__name__ for cls in ERROR_KINDS.values()} | {GENERIC_CLASS})
@@ -78,6 +89,25 @@ class RaiseSite:
     def reference(self) -> str:
         """``path:qualname``, the form of the catalogue's ``reference`` entries."""
         return f"{self.path}:{self.qualname}" if self.qualname else self.path
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """A statement of ``reference/`` whose rules an error passing through it is credited with.
+
+    ``lines`` are the statement's (a compound statement's header only); ``when`` is the rule the error's raise
+    site must implement; ``rules`` are the caller's own rules that the refusal there checked.
+    """
+
+    path: str
+    lines: tuple[int, int]
+    qualname: str
+    when: str
+    rules: tuple[str, ...]
+
+    @property
+    def location(self) -> str:
+        return f"{self.path}:{self.lines[0]}"
 
 
 def reference_root() -> Path:
@@ -289,6 +319,50 @@ def scan_source(
     return sites
 
 
+def _statement_lines(node: ast.stmt) -> tuple[int, int]:
+    """The lines of a statement a traceback of a call in it shows (a compound statement's header only)."""
+    body = getattr(node, "body", None)
+    end = node.end_lineno or node.lineno
+    if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+        end = max(node.lineno, body[0].lineno - 1)
+    return node.lineno, end
+
+
+def _statements(tree: ast.Module) -> list[tuple[tuple[int, int], str]]:
+    """Every statement's lines with the qualname of the function or class holding it."""
+    out: list[tuple[tuple[int, int], str]] = []
+
+    def walk(node: ast.AST, scope: tuple[str, ...]) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = scope
+            if isinstance(child, ast.stmt):
+                out.append((_statement_lines(child), ".".join(scope)))
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                inner = (*scope, child.name)
+            walk(child, inner)
+
+    walk(tree, ())
+    return out
+
+
+def scan_passages(path: str, source: str, tree: ast.Module | None = None) -> list[Passage]:
+    """The passages of one module: each ``# rule when`` comment on the innermost statement holding its line."""
+    tree = ast.parse(source) if tree is None else tree
+    statements = _statements(tree)
+    found = []
+    for line, comment in sorted(_comments(source).items()):
+        match = PASSAGE.search(comment)
+        if match is None:
+            continue
+        holding = [(lines, qualname) for lines, qualname in statements if lines[0] <= line <= lines[1]]
+        if not holding:
+            raise ValueError(f"{path}:{line}: a passage annotation outside any statement")
+        lines, qualname = min(holding, key=lambda item: (item[0][1] - item[0][0], -item[0][0]))
+        rules = tuple(part.strip() for part in match.group("ids").split(",") if part.strip())
+        found.append(Passage(path, lines, qualname, match.group("when"), rules))
+    return found
+
+
 def _python_files(root: Path) -> list[Path]:
     return sorted(root.rglob("*.py"))
 
@@ -324,18 +398,33 @@ def census(root: Path | None = None) -> tuple[RaiseSite, ...]:
     return tuple(sorted(sites, key=lambda site: (site.path, site.line, site.key)))
 
 
+def passage_census(root: Path | None = None) -> tuple[Passage, ...]:
+    """Every passage of the ``reference`` package under ``root``, sorted by path then line."""
+    base = reference_root() if root is None else root
+    passages: list[Passage] = []
+    for path in _python_files(base):
+        passages.extend(scan_passages(_relative(base, path), path.read_text(encoding="utf-8"), _parse(path)))
+    return tuple(sorted(passages, key=lambda passage: (passage.path, passage.lines)))
+
+
 @dataclass(frozen=True)
 class SiteIndex:
-    """Sites by file and line, to find the site a traceback frame stands on."""
+    """Sites and passages by file and line, to find those a traceback frame stands on."""
 
     sites: tuple[RaiseSite, ...]
+    passages: tuple[Passage, ...] = ()
 
     def __post_init__(self) -> None:
         by_line: dict[tuple[str, int], list[RaiseSite]] = {}
         for site in self.sites:
             for line in range(site.lines[0], site.lines[1] + 1):
                 by_line.setdefault((site.path, line), []).append(site)
+        passages: dict[tuple[str, int], list[Passage]] = {}
+        for passage in self.passages:
+            for line in range(passage.lines[0], passage.lines[1] + 1):
+                passages.setdefault((passage.path, line), []).append(passage)
         object.__setattr__(self, "_by_line", by_line)
+        object.__setattr__(self, "_passages", passages)
 
     def at(self, path: str, line: int) -> RaiseSite | None:
         """The site a frame at ``path:line`` stands on (the innermost of nested candidates)."""
@@ -351,17 +440,27 @@ class SiteIndex:
 
     def in_traceback(self, frames: Iterable[tuple[str, int]], root: Path | None = None) -> RaiseSite | None:
         """The innermost frame of ``frames`` (outermost first, absolute file names) that stands on a site."""
-        base = (reference_root() if root is None else root).parent
         chosen = None
-        for filename, line in frames:
-            try:
-                relative = Path(filename).resolve().relative_to(base.resolve()).as_posix()
-            except ValueError:
-                continue
+        for relative, line in _relative_frames(frames, root):
             site = self.at(relative, line)
             if site is not None:
                 chosen = site
         return chosen
+
+    def passed(self, frames: Iterable[tuple[str, int]], root: Path | None = None) -> tuple[Passage, ...]:
+        """The passages some frame of ``frames`` stands on, outermost first."""
+        table: dict[tuple[str, int], list[Passage]] = self._passages  # type: ignore[attr-defined]
+        return tuple(passage for frame in _relative_frames(frames, root) for passage in table.get(frame, ()))
+
+
+def _relative_frames(frames: Iterable[tuple[str, int]], root: Path | None) -> Iterator[tuple[str, int]]:
+    """The frames inside the scanned checkout, with repository-relative paths."""
+    base = (reference_root() if root is None else root).parent.resolve()
+    for filename, line in frames:
+        try:
+            yield Path(filename).resolve().relative_to(base).as_posix(), line
+        except ValueError:
+            continue
 
 
 def frames_of(exc: BaseException) -> Iterator[tuple[str, int]]:
@@ -380,4 +479,4 @@ def sites_by_rule(sites: Sequence[RaiseSite]) -> dict[str, list[RaiseSite]]:
     return out
 
 
-__all__ += ["frames_of", "sites_by_rule"]
+__all__ += ["frames_of", "passage_census", "scan_passages", "sites_by_rule"]

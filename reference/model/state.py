@@ -240,7 +240,7 @@ class StateSpec:
             raw,
             ("id", "value_id", "tensor", "lifetime", "capacity_demand", "initialization"),
             ("checkpoint",),
-            type_name="StateSpec",
+            type_name="StateSpec",  # rule when 01.3.6/decode_unknown_field: 02.1/deny_unknown_state_spec
             context=context,
             path=path,
         )

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from types import TracebackType
 from typing import Any, Final
 
 from reference.canonical import JsonValue, canonical_bytes, loads_strict
@@ -38,7 +39,7 @@ DECODE_CONTEXT: Final = "decode untrusted execution plan"
 #: Wires up to this size are remembered (the last ``MEMO_ENTRIES`` of them).
 MEMO_MAX_BYTES: Final = 2 * 1024 * 1024
 MEMO_ENTRIES: Final = 8
-_RECENT: OrderedDict[bytes, UnvalidatedExecutionPlan | VNextError] = OrderedDict()
+_RECENT: OrderedDict[bytes, UnvalidatedExecutionPlan | tuple[VNextError, TracebackType | None]] = OrderedDict()
 _WIRE_FIELDS: Final = ("payload", "plan_hash")
 
 
@@ -126,19 +127,20 @@ def decode_untrusted(data: bytes | bytearray | memoryview) -> UnvalidatedExecuti
     found = _RECENT.get(raw_bytes)
     if found is not None:
         _RECENT.move_to_end(raw_bytes)
-        if isinstance(found, VNextError):
-            raise found.with_traceback(None)
+        if isinstance(found, tuple):
+            error, traceback = found
+            raise error.with_traceback(traceback)
         return found
     try:
         result = _decode(raw_bytes)
     except VNextError as exc:
-        _remember(raw_bytes, exc)
+        _remember(raw_bytes, (exc, exc.__traceback__))
         raise
     _remember(raw_bytes, result)
     return result
 
 
-def _remember(raw_bytes: bytes, outcome: UnvalidatedExecutionPlan | VNextError) -> None:
+def _remember(raw_bytes: bytes, outcome: UnvalidatedExecutionPlan | tuple[VNextError, TracebackType | None]) -> None:
     _RECENT[raw_bytes] = outcome
     while len(_RECENT) > MEMO_ENTRIES:
         _RECENT.popitem(last=False)

@@ -6,7 +6,8 @@ every later call whose key has byte-identical canonical JSON: the whole scenario
 the part ``key`` selects (the family section for the prepared family, the catalog section for the
 catalog). A contract
 rejection (``VNextError``) is memoized too and raised again as the same error (kind, fields and
-message), so the first failure of a repeated call is the first failure of the first call. Any
+message, raised from the same place), so the first failure of a repeated call is the first failure of
+the first call. Any
 other exception is not memoized. A scenario with no canonical form (or a typed document) is
 computed directly. The oldest entry is dropped beyond ``size`` entries. Inside ``computed_directly()``
 every memo computes (and stores nothing), so a caller watching what a computation does sees all of it.
@@ -18,6 +19,7 @@ import contextlib
 import contextvars
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
+from types import TracebackType
 from typing import Any, Generic, TypeVar
 
 from reference.canonical import JsonValue, canonical_bytes
@@ -54,7 +56,7 @@ class ScenarioMemo(Generic[T]):
         self._compute = compute
         self._size = size
         self._key_of = key
-        self._entries: OrderedDict[bytes, tuple[T | None, VNextError | None]] = OrderedDict()
+        self._entries: OrderedDict[bytes, tuple[T | None, VNextError | None, TracebackType | None]] = OrderedDict()
 
     def __call__(self, scenario: Any) -> T:
         if _DIRECT.get():
@@ -65,19 +67,19 @@ class ScenarioMemo(Generic[T]):
         entry = self._entries.get(key)
         if entry is not None:
             self._entries.move_to_end(key)
-            value, error = entry
+            value, error, traceback = entry
             if error is not None:
-                raise error.with_traceback(None)
+                raise error.with_traceback(traceback)
             return value  # type: ignore[return-value]
         try:
             value = self._compute(scenario)
         except VNextError as exc:
-            self._store(key, (None, exc))
+            self._store(key, (None, exc, exc.__traceback__))
             raise
-        self._store(key, (value, None))
+        self._store(key, (value, None, None))
         return value
 
-    def _store(self, key: bytes, entry: tuple[T | None, VNextError | None]) -> None:
+    def _store(self, key: bytes, entry: tuple[T | None, VNextError | None, TracebackType | None]) -> None:
         self._entries[key] = entry
         while len(self._entries) > self._size:
             self._entries.popitem(last=False)

@@ -19,6 +19,7 @@ from harness.cases import CURRENT_RULES, CheckedRules, backend_asked, computed, 
 from harness.plugin.oracle_trace import OracleTracer, ValueRuleIndex
 from harness.rules import RuleCatalogue
 from reference import api
+from reference.model.state import StateSpec
 
 from .helpers import ROOT, cases, read_jsonl, run_cli
 
@@ -41,6 +42,40 @@ def test_a_wrapped_refusal_credits_the_nested_site_too() -> None:
     sites = attribution.raise_sites(info.value)
     assert sites and all(site.rules for site in sites)
     assert set(attribution.error_rules(info.value)) == {rule for site in sites for rule in site.rules}
+
+
+def _state_spec_refusal(extra: dict[str, object], drop: str | None = None) -> api.VNextError:
+    raw: dict[str, object] = {
+        "id": "state.k",
+        "value_id": "value.k",
+        "tensor": {},
+        "lifetime": "request",
+        "capacity_demand": {},
+        "initialization": "zeroed",
+        **extra,
+    }
+    if drop is not None:
+        del raw[drop]
+    with pytest.raises(api.VNextError) as info:
+        StateSpec.decode_parts(raw, "test")
+    return info.value
+
+
+def test_a_shared_decoder_refusal_credits_the_rule_of_the_passage_it_went_through() -> None:
+    unknown = attribution.error_rules(_state_spec_refusal({"extra": 1}))
+    assert unknown == ("01.3.6/decode_unknown_field", "02.1/deny_unknown_state_spec")
+    missing = attribution.error_rules(_state_spec_refusal({}, drop="tensor"))
+    assert missing == ("03.1/derived_struct_missing_field",)  # another refusal of the same call: not its rule
+
+
+def test_a_memoized_refusal_is_raised_from_its_first_site() -> None:
+    scenario = {"scenario_version": 2}
+    with pytest.raises(api.VNextError) as first:
+        api.build_plan(scenario)
+    with pytest.raises(api.VNextError) as again:
+        api.build_plan(scenario)
+    assert attribution.raise_sites(again.value) == attribution.raise_sites(first.value)
+    assert attribution.raise_sites(first.value)
 
 
 def test_observed_rules_count_only_once_the_backend_was_asked() -> None:
