@@ -26,20 +26,14 @@ decoder, the estimate behaviours and the runtime oracle of a scenario.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final, TypeVar
 
 from reference.canonical import canonical_bytes, direct_bytes, fingerprint, loads_strict, sha256_hex
-from reference.catalog.attributes import AttributeSpec
-from reference.catalog.catalog import CapabilityCatalog
 from reference.catalog.compatibility import ProviderCompatibilityRequest
-from reference.catalog.device import DEVICE_WIRE_FIELDS
-from reference.catalog.engine import EngineProviderDescriptor
-from reference.catalog.operation import OPERATION_WIRE_FIELDS, OperationDescriptor
-from reference.catalog.provider import OperationProviderDescriptor
-from reference.catalog.weight_materializer import MAX_WEIGHT_MATERIALIZERS, WeightMaterializerDescriptor
+from reference.catalog.untrusted import CATALOG_WIRE_CONTEXT, decode_catalog_wire
+from reference.catalog.weight_materializer import MAX_WEIGHT_MATERIALIZERS
 from reference.documents.compile_options import COMPILE_OPTIONS_CONTEXT
 from reference.documents.policy import policy_from_document
 from reference.documents.registry import ESTIMATE_BEHAVIORS
@@ -51,7 +45,6 @@ from reference.errors import (
     Serialization,
     UnsupportedPlanSchema,
     VNextError,
-    clip,
 )
 from reference.identity_check import IDENTITY_KINDS
 from reference.identity_check import check_identity as _check_identity
@@ -75,7 +68,6 @@ from reference.scenario.memo import computed_directly
 from reference.scenario.plan import build_scenario_plan, revalidate_scenario_wire
 from reference.scenario.sections import scenario_catalog, scenario_family, scenario_weights
 from reference.versions import ContractVersion
-from reference.wire import read_list
 
 __all__ = [
     "ESTIMATE_BEHAVIORS",
@@ -333,8 +325,6 @@ def device_runtime_script(scenario: Scenario, script: Any) -> tuple[StepAnswer, 
 # --------------------------------------------------------------------------- catalog-side operations (H-30)
 # decode_catalog, lookup_engine_provider and provider_compatibility (harness/PROTOCOL.md §5.9-§5.8).
 
-#: The context of every rejection of an untrusted ``CapabilityCatalog`` wire (03 §11.1).
-CATALOG_WIRE_CONTEXT: Final = "decode capability catalog"
 #: The context of a ``required_version`` that is not a ``ContractVersion`` (01 §2).
 CONTRACT_VERSION_CONTEXT: Final = "decode contract version"
 #: The context of a ``ProviderCompatibilityRequest`` wire's rejections (03 §11.4).
@@ -349,8 +339,7 @@ def decode_catalog(wire: bytes) -> str:
     ``from_maps`` steps a-i; every failure is ``serialization`` / ``decode capability catalog``.
     The decoded catalog's ``fingerprint()``."""
 
-    raw = _catalog_wire_json(bytes(wire))
-    return CapabilityCatalog.from_wire(raw, context=CATALOG_WIRE_CONTEXT).fingerprint()
+    return decode_catalog_wire(bytes(wire)).fingerprint()
 
 
 @implemented
@@ -381,118 +370,6 @@ def provider_compatibility(scenario: Scenario, request: Any) -> bytes:
     )
     report = catalog.provider_compatibility(extended)
     return direct_bytes(report.to_wire(), context="serialize provider compatibility report")
-
-
-def _catalog_wire_json(data: bytes) -> Any:
-    """The wire's JSON as serde_json reads it into a ``CapabilityCatalog``: ``loads_strict``'s gates,
-    then, when a key repeats, a parse keeping the last value and the duplicate check of
-    ``_catalog_duplicates``."""
-    try:
-        return loads_strict(data, context=CATALOG_WIRE_CONTEXT)
-    except Serialization as exc:
-        if "duplicate key" not in exc.message_text:
-            raise
-    # loads_strict passed the BOM, UTF-8 and depth gates; parse again, the last value of a key winning.
-    shadowed: dict[int, list[tuple[str, Any]]] = {}
-
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for key, value in items:
-            if key in out:
-                shadowed.setdefault(id(out), []).append((key, out[key]))
-            out[key] = value
-        return out
-
-    def reject_constant(text: str) -> Any:
-        raise ValueError(f"{text} is not JSON")
-
-    def parse_int(text: str) -> int:
-        value = int(text)
-        if text == "-0" or not -(2**63) <= value < 2**64:
-            raise ValueError(f"integer {text} is outside the JSON number range")
-        return value
-
-    def parse_float(text: str) -> float:
-        value = float(text)
-        if value in (float("inf"), float("-inf")):
-            raise ValueError(f"number {text} is out of range")
-        return value
-
-    try:
-        value = json.loads(
-            data.decode("utf-8"),
-            object_pairs_hook=pairs,
-            parse_constant=reject_constant,
-            parse_int=parse_int,
-            parse_float=parse_float,
-        )
-        json.dumps(value, ensure_ascii=False).encode("utf-8")  # a lone surrogate does not encode
-    except (ValueError, UnicodeError, RecursionError) as exc:
-        raise Serialization(CATALOG_WIRE_CONTEXT, f"malformed JSON: {exc}") from None  # rule: 05.9.1/step2_not_json
-    _catalog_duplicates(value, (), shadowed)
-    return value
-
-
-#: Where a catalog wire holds a ``BTreeMap`` (``*``: any key of the map above), and how serde decodes
-#: each value of it (a repeated key's earlier values are decoded too, then dropped).
-_CATALOG_MAPS: Final[Mapping[tuple[str, ...], Callable[[Any, str], Any]]] = {
-    ("operations",): lambda raw, at: OperationDescriptor.from_wire(raw, context=CATALOG_WIRE_CONTEXT, path=at),
-    ("providers",): lambda raw, at: [
-        OperationProviderDescriptor.from_wire(item, context=CATALOG_WIRE_CONTEXT, path=f"{at}[{i}]")
-        for i, item in enumerate(read_list(raw, context=CATALOG_WIRE_CONTEXT, path=at))
-    ],
-    ("engine_providers",): lambda raw, at: EngineProviderDescriptor.from_wire(
-        raw, context=CATALOG_WIRE_CONTEXT, path=at
-    ),
-    ("weight_materializers",): lambda raw, at: WeightMaterializerDescriptor.from_wire(
-        raw, context=CATALOG_WIRE_CONTEXT, path=at
-    ),
-    ("operations", "*", "attributes", "entries"): lambda raw, at: AttributeSpec.from_wire(
-        raw, context=CATALOG_WIRE_CONTEXT, path=at
-    ),
-}
-
-
-#: The structs of a catalog wire without ``deny_unknown_fields`` and their fields: serde skips an unknown
-#: field's value unread, so a repeated unknown field passes (a ``...version`` member is a ContractVersion).
-_CATALOG_LENIENT: Final[Mapping[tuple[str, ...], frozenset[str]]] = {
-    ("device",): frozenset(DEVICE_WIRE_FIELDS),
-    ("operations", "*"): frozenset(OPERATION_WIRE_FIELDS),
-    ("operations", "*", "provider"): frozenset(("minimum_version", "required_capabilities")),
-}
-
-
-def _catalog_fields(path: tuple[str, ...]) -> frozenset[str] | None:
-    """The fields of the lenient struct at ``path``; ``None`` for a struct that knows every key it keeps."""
-    known = _CATALOG_LENIENT.get(path)
-    if known is None and path and path[-1].endswith("version"):
-        return frozenset(("major", "minor"))
-    return known
-
-
-def _catalog_duplicates(node: Any, path: tuple[str, ...], shadowed: Mapping[int, list[tuple[str, Any]]]) -> None:
-    """Derived structs (and enums) refuse a repeated field; a ``BTreeMap`` keeps the last value, after
-    decoding the earlier ones (03 §1)."""
-    if isinstance(node, list):
-        for item in node:
-            _catalog_duplicates(item, (*path, "[]"), shadowed)
-        return
-    if not isinstance(node, dict):
-        return
-    decode = _CATALOG_MAPS.get(path)
-    known = None if decode is not None else _catalog_fields(path)
-    at = "$" + "".join(f".{part}" for part in path)
-    for key, earlier in shadowed.get(id(node), ()):
-        if decode is not None:
-            _catalog_duplicates(earlier, (*path, "*"), shadowed)
-            decode(earlier, f"{at}.{key}")
-        elif known is None or key in known:
-            raise Serialization(  # rule: 03.1/derived_struct_duplicate_field
-                CATALOG_WIRE_CONTEXT, f"{at}: duplicate field `{clip(key, 80)}`"
-            )
-    for key, value in node.items():
-        if known is None or key in known:
-            _catalog_duplicates(value, (*path, "*" if decode is not None else key), shadowed)
 
 
 # --------------------------------------------------------------------------- oracle values for the suites

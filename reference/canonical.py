@@ -39,6 +39,7 @@ __all__ = [
     "fingerprint",
     "format_float",
     "is_canonical_sha256",
+    "loads_last_wins",
     "loads_strict",
     "sha256_hex",
 ]
@@ -368,6 +369,45 @@ _WS: Final = re.compile(r"[ \t\n\r]*")
 def _skip_ws(text: str, pos: int) -> int:
     match = _WS.match(text, pos)
     return match.end() if match else pos
+
+
+#: The earlier values of repeated keys: ``id`` of the object that kept the last value -> ``(key, earlier value)``.
+Shadowed = dict[int, list[tuple[str, Any]]]
+
+
+def loads_last_wins(data: bytes, *, context: str, shadowed: Shadowed | None = None) -> JsonValue:
+    """``loads_strict`` where a repeated object key keeps its last value, as serde_json reads a ``Value``
+    or a ``BTreeMap``; every other refusal of ``loads_strict`` stands. The earlier values of a repeated
+    key go to ``shadowed`` (for decoders that must still decode or refuse them)."""
+    try:
+        return loads_strict(data, context=context)
+    except Serialization as exc:
+        if "duplicate key" not in exc.message_text:
+            raise
+    # loads_strict passed the BOM, UTF-8 and depth gates and found a repeated key: parse again, keeping the last.
+    earlier: Shadowed = {} if shadowed is None else shadowed
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in items:
+            if key in out:
+                earlier.setdefault(id(out), []).append((key, out[key]))
+            out[key] = value
+        return out
+
+    decoder = json.JSONDecoder(
+        parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant, object_pairs_hook=pairs
+    )
+    text = bytes(data).decode("utf-8")
+    try:
+        value, end = decoder.raw_decode(text, _skip_ws(text, 0))
+    except (_Reject, ValueError, RecursionError) as exc:
+        raise Serialization(context, f"malformed JSON: {exc}") from None  # rule: 05.9.1/step2_not_json
+    if _skip_ws(text, end) != len(text):
+        raise Serialization(context, "trailing characters after the JSON value")  # rule: 01.3.3/decode_trailing_data
+    if _SURROGATE_ESCAPE.search(text) and _has_surrogate(value):
+        raise Serialization(context, "lone surrogate in a string")  # rule: 01.3.3/decode_lone_surrogate
+    return value
 
 
 def json_loader(context: str, max_bytes: int | None = None) -> Callable[[bytes | str], JsonValue]:

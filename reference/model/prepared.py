@@ -7,14 +7,18 @@ which ``revalidate(registry)`` rebuilds through the registry and compares.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
-from reference.canonical import JsonValue, canonical_json, direct_bytes, direct_fingerprint, loads_strict
+from reference.canonical import (
+    JsonValue,
+    canonical_json,
+    direct_bytes,
+    direct_fingerprint,
+    loads_last_wins,
+)
 from reference.errors import InvalidModelConfig, Serialization
 from reference.ids import ExternalModelMetadataId, ModelFamilyId
-from reference.ints import I64_MIN, U64_MAX
 from reference.model.config import config_fingerprint, json_equal
 from reference.model.metadata import ModelSemanticMetadata, validate_metadata
 from reference.model.numerical import NumericalExecutionProfile
@@ -155,32 +159,6 @@ class PreparedModelFamily(_PreparedFields):
         return UnvalidatedPreparedModelFamily.decode_untrusted(data)
 
 
-def _parse_last_wins(data: bytes) -> JsonValue:
-    """Generic JSON value parse where a duplicate object key keeps the last value (serde_json ``Value``)."""
-    try:
-        return loads_strict(data, context=DECODE_CONTEXT)
-    except Serialization as exc:
-        if "duplicate key" not in exc.message_text:
-            raise
-    # loads_strict already passed the size/BOM/UTF-8/depth gates; redo the parse letting the last key win.
-
-    def reject_constant(text: str) -> Any:
-        raise ValueError(f"{text} is not JSON")
-
-    def parse_int(text: str) -> int:
-        value = int(text)
-        if text == "-0" or not I64_MIN <= value <= U64_MAX:
-            raise ValueError(f"integer {text} is outside the JSON number range")
-        return value
-
-    try:
-        value = json.loads(data.decode("utf-8"), parse_constant=reject_constant, parse_int=parse_int)
-        json.dumps(value, ensure_ascii=False).encode("utf-8")
-    except (ValueError, UnicodeError, RecursionError) as exc:
-        raise Serialization(DECODE_CONTEXT, f"malformed JSON: {exc}") from None  # rule: 05.9.1/step2_not_json
-    return value
-
-
 @dataclass(frozen=True, slots=True, eq=False)
 class UnvalidatedPreparedModelFamily(_PreparedFields):
     """The nine decoded fields of an untrusted wire; never trusted until ``revalidate``."""
@@ -194,7 +172,7 @@ class UnvalidatedPreparedModelFamily(_PreparedFields):
                 DECODE_CONTEXT,
                 f"wire is {len(raw_bytes)} bytes; maximum is {MAX_PREPARED_MODEL_FAMILY_WIRE_BYTES}",
             )
-        raw = _parse_last_wins(raw_bytes)
+        raw = loads_last_wins(raw_bytes, context=DECODE_CONTEXT)
         f = WireObject(raw, _FIELDS, type_name="PreparedModelFamily", context=DECODE_CONTEXT, path="$")
         decoded = cls(
             read_uint(raw["wire_version"], bits=32, context=DECODE_CONTEXT, path="$.wire_version"),

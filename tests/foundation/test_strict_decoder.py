@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference.canonical import MAX_JSON_DEPTH, canonical_bytes, loads_strict
+from reference.canonical import MAX_JSON_DEPTH, Shadowed, canonical_bytes, loads_last_wins, loads_strict
 from reference.errors import Serialization, VNextError
 
 CTX = "decode test wire"
@@ -22,42 +22,77 @@ def reject(data: bytes | str, **kwargs: Any) -> Serialization:
     return info.value
 
 
-@pytest.mark.parametrize(
-    ("name", "data"),
-    [
-        ("duplicate key", b'{"payload":1,"payload":2}'),
-        ("nested duplicate key", b'{"a":{"b":1,"c":2,"b":3}}'),
-        ("minus zero", b'{"a":-0}'),
-        ("minus zero in array", b"[1,-0]"),
-        ("above u64", b"[18446744073709551616]"),
-        ("below i64", b"[-9223372036854775809]"),
-        ("NaN", b"[NaN]"),
-        ("Infinity", b"[Infinity]"),
-        ("-Infinity", b"[-Infinity]"),
-        ("float overflow", b"[1e400]"),
-        ("lone high surrogate", b'["\\ud800"]'),
-        ("lone low surrogate key", b'{"\\udc00":1}'),
-        ("reversed pair", b'["\\udc00\\ud800"]'),
-        ("invalid utf-8", b'["\xff"]'),
-        ("overlong utf-8", b'["\xc0\xaf"]'),
-        ("bom", b'\xef\xbb\xbf{"a":1}'),
-        ("trailing value", b'{"a":1}{"b":2}'),
-        ("trailing garbage", b"[1] x"),
-        ("truncated", b'{"payload":{"schema":'),
-        ("empty", b""),
-        ("only whitespace", b"   "),
-        ("raw control char in string", b'["a\x01b"]'),
-        ("single quotes", b"{'a':1}"),
-        ("trailing comma", b"[1,2,]"),
-        ("comment", b"[1/*x*/]"),
-        ("leading zero", b"[01]"),
-        ("plus sign", b"[+1]"),
-        ("hex number", b"[0x10]"),
-        ("unterminated string", b'["abc'),
-    ],
-)
+MALFORMED = [
+    ("duplicate key", b'{"payload":1,"payload":2}'),
+    ("nested duplicate key", b'{"a":{"b":1,"c":2,"b":3}}'),
+    ("minus zero", b'{"a":-0}'),
+    ("minus zero in array", b"[1,-0]"),
+    ("above u64", b"[18446744073709551616]"),
+    ("below i64", b"[-9223372036854775809]"),
+    ("NaN", b"[NaN]"),
+    ("Infinity", b"[Infinity]"),
+    ("-Infinity", b"[-Infinity]"),
+    ("float overflow", b"[1e400]"),
+    ("lone high surrogate", b'["\\ud800"]'),
+    ("lone low surrogate key", b'{"\\udc00":1}'),
+    ("reversed pair", b'["\\udc00\\ud800"]'),
+    ("invalid utf-8", b'["\xff"]'),
+    ("overlong utf-8", b'["\xc0\xaf"]'),
+    ("bom", b'\xef\xbb\xbf{"a":1}'),
+    ("trailing value", b'{"a":1}{"b":2}'),
+    ("trailing garbage", b"[1] x"),
+    ("truncated", b'{"payload":{"schema":'),
+    ("empty", b""),
+    ("only whitespace", b"   "),
+    ("raw control char in string", b'["a\x01b"]'),
+    ("single quotes", b"{'a':1}"),
+    ("trailing comma", b"[1,2,]"),
+    ("comment", b"[1/*x*/]"),
+    ("leading zero", b"[01]"),
+    ("plus sign", b"[+1]"),
+    ("hex number", b"[0x10]"),
+    ("unterminated string", b'["abc'),
+]
+
+
+@pytest.mark.parametrize(("name", "data"), MALFORMED)
 def test_malformed_classes_are_serialization(name: str, data: bytes) -> None:
     reject(data)
+
+
+_REPEATED = b'{"a":{"b":1,"c":2,"b":3},"a":{"d":4}}'
+
+
+@pytest.mark.parametrize(
+    ("name", "data"), [(name, data) for name, data in MALFORMED if "duplicate" not in name], ids=lambda x: str(x)[:30]
+)
+def test_the_last_wins_reading_refuses_every_other_malformed_class(name: str, data: bytes) -> None:
+    for wire in (data, data.replace(b"[", b'{"k":0,"k":[', 1).replace(b"]", b"]}", 1) if b"[" in data else data):
+        with pytest.raises(Serialization) as info:
+            loads_last_wins(wire, context=CTX)
+        assert info.value.context == CTX
+
+
+def test_the_last_wins_reading_keeps_the_last_value_and_reports_the_earlier_ones() -> None:
+    shadowed: Shadowed = {}
+    value = loads_last_wins(_REPEATED, context=CTX, shadowed=shadowed)
+    assert value == {"a": {"d": 4}}
+    assert sorted(earlier for found in shadowed.values() for earlier in found) == [("a", {"b": 3, "c": 2}), ("b", 1)]
+    assert [key for key, _ in shadowed[id(value)]] == ["a"]  # keyed by the object that kept the last value
+
+
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.text(),
+        lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner),
+        max_leaves=20,
+    )
+)
+def test_the_last_wins_reading_of_a_wire_without_repeats_is_the_strict_reading(value: Any) -> None:
+    data = canonical_bytes(value)
+    shadowed: Shadowed = {}
+    assert loads_last_wins(data, context=CTX, shadowed=shadowed) == loads_strict(data, context=CTX) == value
+    assert shadowed == {}
 
 
 def test_accepts_u64_max_and_i64_min_exactly() -> None:
