@@ -27,7 +27,7 @@ decoder, the estimate behaviours and the runtime oracle of a scenario.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
 from reference.canonical import canonical_bytes, direct_bytes, fingerprint, loads_strict, sha256_hex
@@ -363,12 +363,7 @@ def provider_compatibility(scenario: Scenario, request: Any) -> bytes:
 
     decoded = ProviderCompatibilityRequest.from_wire(request, context=COMPATIBILITY_REQUEST_CONTEXT)
     catalog = scenario_catalog(ScenarioDocument.from_wire(scenario))
-    operation = catalog.operation(decoded.operation_id)
-    # Step 2 extends the request itself: the report carries the extended required capabilities.
-    extended = replace(
-        decoded, required_capabilities=decoded.required_capabilities | operation.provider.required_capabilities
-    )
-    report = catalog.provider_compatibility(extended)
+    report = catalog.provider_compatibility(decoded)
     return direct_bytes(report.to_wire(), context="serialize provider compatibility report")
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, Final
 
@@ -202,9 +202,11 @@ class CapabilityCatalog:
         return out
 
     def provider_compatibility(self, request: ProviderCompatibilityRequest) -> ProviderCompatibilityReport:
-        """The catalog half of resolution (§11.4 steps 1-5)."""
+        """The catalog half of resolution (§11.4 steps 1-5); the report carries the request as step 2 extends it
+        (the operation's provider capabilities added)."""
         operation = self.operation(request.operation_id)
         required_capabilities = request.required_capabilities | operation.provider.required_capabilities
+        request = replace(request, required_capabilities=required_capabilities)
         compatible: list[ProviderId] = []
         rejected: list[ProviderRejection] = []
         for provider in self.providers_for(request.operation_id):
