@@ -24,6 +24,7 @@ from reference.plan.execution_plan import ExecutionPlan
 from reference.plan.request import CompletionRetentionSpec
 from reference.plan.revalidate import revalidate_wire
 from reference.policy.runtime_policy import RuntimePolicy
+from reference.policy.trust import PlannerPolicyView, policy_for_resolution
 from reference.resolution.node_resolution import PlanNodeResolution
 from reference.scenario.document import SCENARIO_CONTEXT, ScenarioDocument
 from reference.scenario.memo import ScenarioMemo
@@ -75,11 +76,49 @@ def _trusted_inputs(scenario: Mapping[str, Any] | ScenarioDocument) -> ScenarioT
     catalog = _CATALOGS(doc)
     policy = scenario_policy(doc)
     catalog, weights = scenario_weights(doc, family, catalog)
-    resolutions = scenario_resolutions(doc, family, catalog, policy, execution_weights=weights)
+    resolutions = _resolutions(doc, family, catalog, policy, weights)
     retention = CompletionRetentionSpec(
         frozenset(ProgramValueId.from_wire(v, context=SCENARIO_CONTEXT) for v in doc.completion_retention)
     )
     return ScenarioTrustedInputs(family, catalog, policy, resolutions, retention, weights)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _ResolutionInputs:
+    doc: ScenarioDocument
+    family: PreparedModelFamily
+    catalog: CapabilityCatalog
+    policy: RuntimePolicy
+    weights: TrustedExecutionWeightPlan
+    view: PlannerPolicyView
+
+
+def _resolutions(
+    doc: ScenarioDocument,
+    family: PreparedModelFamily,
+    catalog: CapabilityCatalog,
+    policy: RuntimePolicy,
+    weights: TrustedExecutionWeightPlan,
+) -> tuple[PlanNodeResolution, ...]:
+    """``scenario_resolutions``, memoized for a policy ``policy_for_resolution`` accepts by the scenario without
+    its policy plus the two policy values resolution reads (04 §9: the storage profile order and the determinism
+    requirement); a policy it refuses is resolved directly, so its refusal keeps its place."""
+    try:
+        view = policy_for_resolution(policy)
+    except Exception:  # the first node's resolve raises it again, after the checks that precede it
+        return scenario_resolutions(doc, family, catalog, policy, execution_weights=weights)
+    return _RESOLUTIONS(_ResolutionInputs(doc, family, catalog, policy, weights, view))
+
+
+def _resolution_section(inputs: _ResolutionInputs) -> JsonValue:
+    section = inputs.doc.to_wire()
+    for unread in ("policy", "name", "completion_retention"):
+        del section[unread]
+    section["resolution_policy"] = {
+        "dynamic_storage_profile_order": [profile.to_wire() for profile in inputs.view.dynamic_storage_profile_order],
+        "execution_determinism": inputs.view.execution_determinism.to_wire(),
+    }
+    return section
 
 
 def _family_section(doc: ScenarioDocument) -> JsonValue:
@@ -91,6 +130,13 @@ def _family_section(doc: ScenarioDocument) -> JsonValue:
 _FAMILIES: Final = ScenarioMemo(scenario_family, key=_family_section)
 _CATALOGS: Final = ScenarioMemo(scenario_catalog, key=lambda doc: dict(doc.catalog))
 _TRUSTED_INPUTS: Final = ScenarioMemo(_trusted_inputs)
+#: The node resolutions: scenarios that differ only in policy values resolution does not read share them.
+_RESOLUTIONS: Final = ScenarioMemo(
+    lambda inputs: scenario_resolutions(
+        inputs.doc, inputs.family, inputs.catalog, inputs.policy, execution_weights=inputs.weights
+    ),
+    key=_resolution_section,
+)
 
 
 def build_scenario_plan(scenario: Mapping[str, Any] | ScenarioDocument) -> ExecutionPlan:

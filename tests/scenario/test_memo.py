@@ -118,3 +118,50 @@ def test_scenarios_differing_in_their_policy_share_the_family_and_catalog_and_bu
     assert second.policy != first.policy
     for each in (scenario, other):
         assert _trusted_inputs(each).build().to_json() == _unmemoized(each).build().to_json()
+
+
+def test_scenarios_differing_only_in_policy_values_resolution_does_not_read_share_the_resolutions() -> None:
+    scenario = sequential_scratch_scenario()
+    knobs = policy_knobs(scenario)
+    first = _trusted_inputs(scenario)
+    for other in (
+        with_policy(scenario, capacity=knobs.capacity + 8192),
+        with_policy(scenario, tokens=knobs.tokens + 1),
+    ):
+        inputs = _trusted_inputs(other)
+        assert inputs.resolutions is first.resolutions
+        assert inputs.build().to_json() == _unmemoized(other).build().to_json()
+
+
+def test_a_policy_resolution_refuses_is_refused_as_without_the_memo() -> None:
+    scenario = sequential_scratch_scenario()
+    _trusted_inputs(scenario)
+    refused = with_policy(scenario, sequences=0)
+    errors = []
+    for compute in (_trusted_inputs, _unmemoized):
+        with pytest.raises(VNextError) as caught:
+            compute(refused)
+        errors.append(caught.value.to_dict())
+    assert errors[0] == errors[1] and errors[0]["kind"] == "invalid_resolved_model_plan"
+
+
+def test_another_determinism_requirement_is_resolved_again() -> None:
+    scenario = sequential_scratch_scenario()
+    first = _trusted_inputs(scenario)
+    fields = copy.deepcopy(with_policy(scenario)["policy"])
+    found = [node for node in _walk(fields) if "execution_determinism" in node]
+    assert found, "the seed policy names its determinism requirement"
+    assert found[0]["execution_determinism"] == "bitwise_same_runtime_with_replay"
+    found[0]["execution_determinism"] = "bitwise_same_runtime"
+    other = {**scenario, "policy": fields}
+    inputs = _trusted_inputs(other)
+    assert inputs.resolutions is not first.resolutions
+    assert inputs.build().to_json() == _unmemoized(other).build().to_json()
+
+
+def _walk(node: Any) -> list[dict[str, Any]]:
+    if isinstance(node, dict):
+        return [node, *(found for value in node.values() for found in _walk(value))]
+    if isinstance(node, list):
+        return [found for item in node for found in _walk(item)]
+    return []
