@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from reference.catalog.catalog import CapabilityCatalog
 from reference.catalog.operation import OperationDescriptor
 from reference.catalog.provider import OperationProviderDescriptor
+from reference.collector import collector_paused
 from reference.errors import IncompatibleOperationVersion, invalid_plan
 from reference.ids import PLAN_ID_PLACEHOLDER, NodeId, OperationId, PlanId, ProgramValueId, plan_id_for_hash
 from reference.model.prepared import PreparedModelFamily
@@ -344,6 +345,7 @@ def build_plan(request: PlanBuildRequest) -> ExecutionPlan:
     return plan
 
 
+@collector_paused
 def build_execution_plan(
     family: PreparedModelFamily,
     catalog: CapabilityCatalog,

@@ -27,6 +27,7 @@ from types import TracebackType
 from typing import Any, Final
 
 from reference.canonical import JsonValue, canonical_bytes, loads_strict
+from reference.collector import collector_paused
 from reference.errors import Serialization, UnsupportedPlanSchema, VNextError
 from reference.ids import PlanHash
 from reference.plan.payload import EXECUTION_PLAN_SCHEMA, MAX_EXECUTION_PLAN_WIRE_BYTES, ExecutionPlanPayload
@@ -119,6 +120,7 @@ def check_plan_schema(schema: PlanSchemaVersion) -> None:
         )
 
 
+@collector_paused
 def decode_untrusted(data: bytes | bytearray | memoryview) -> UnvalidatedExecutionPlan:
     """``ExecutionPlan::decode_untrusted``: size, strict JSON + header, schema, typed parse, round trip."""
     raw_bytes = bytes(data)

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Final
 
 from reference.catalog.catalog import CapabilityCatalog
+from reference.collector import collector_paused
 from reference.errors import PlanHashMismatch, invalid_plan
 from reference.model.prepared import PreparedModelFamily
 from reference.plan.build import build_execution_plan
@@ -80,6 +81,7 @@ def compare_with_rebuild(unvalidated: UnvalidatedExecutionPlan, rebuilt: Executi
     return rebuilt
 
 
+@collector_paused
 def revalidate(
     unvalidated: UnvalidatedExecutionPlan,
     family: PreparedModelFamily,
@@ -114,6 +116,7 @@ def from_json_validated(
     return revalidate_wire(data, rebuild)
 
 
+@collector_paused
 def revalidate_wire(data: bytes | bytearray | memoryview, rebuild: Callable[[], ExecutionPlan]) -> ExecutionPlan:
     """Decode ``data``, check its schema, then compare it with ``rebuild()``: the outcome of that order.
 
