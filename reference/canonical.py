@@ -15,6 +15,7 @@ formatted with serde_json's ryu rules (§3.2); NaN and infinities are refused.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import math
 import re
@@ -151,6 +152,26 @@ def _scan(value: JsonValue, context: str) -> bool:
     return has_float
 
 
+def _compiled_check() -> Callable[[object], int] | None:
+    """``_scan``'s check compiled (``reference/_jsonscan.c``), or None when the package was built without it."""
+    try:
+        return importlib.import_module("reference._jsonscan").scan  # type: ignore[no-any-return]
+    except ImportError:
+        return None
+
+
+_compiled_scan: Callable[[object], int] | None = _compiled_check()
+
+
+def _holds_float(value: JsonValue, context: str) -> bool:
+    """``_scan``'s verdict: the compiled check decides a plain value, ``_scan`` words every refusal."""
+    if _compiled_scan is not None:
+        verdict = _compiled_scan(value)
+        if verdict >= 0:
+            return verdict == 1
+    return _scan(value, context)
+
+
 def canonical_json(value: JsonValue) -> JsonValue:
     """A copy of ``value`` with every object's keys in sorted (UTF-8 byte) order."""
     if type(value) is dict:
@@ -207,7 +228,7 @@ def _refuse(obj: Any) -> Any:
 
 
 def _encode(value: JsonValue, sort_keys: bool, context: str, trusted: bool) -> bytes:
-    has_float = False if trusted else _scan(value, context)
+    has_float = False if trusted else _holds_float(value, context)
     try:
         if not has_float:
             option = _PASSTHROUGH | (orjson.OPT_SORT_KEYS if sort_keys else 0)
@@ -358,7 +379,7 @@ def loads_strict(
         raise Serialization(context, "trailing characters after the JSON value")  # rule: 01.3.3/decode_trailing_data
     if _SURROGATE_ESCAPE.search(text) and _has_surrogate(value):
         raise Serialization(context, "lone surrogate in a string")  # rule: 01.3.3/decode_lone_surrogate
-    if not allow_floats and _scan(value, context):
+    if not allow_floats and _holds_float(value, context):
         raise Serialization(context, "floats are not allowed in this wire")  # rule: 01.3.3/decode_floats_on_request
     return value
 
