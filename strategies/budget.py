@@ -20,18 +20,19 @@ failures shrink to the seed numbers.
 
 from __future__ import annotations
 
-import copy
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+import orjson
 from hypothesis import strategies as st
 
 from reference.canonical import JsonValue
 from reference.documents.registry import ESTIMATE_BEHAVIORS
 from reference.ints import U64_MAX
 from seeds import scenarios as seeds
+from strategies.cases import copy_json
 
 __all__ = [
     "BASES",
@@ -124,9 +125,24 @@ def _frozen_base(name: str) -> dict[str, Any]:
     return _BUILDERS[name]()
 
 
+@functools.cache
+def _frozen_bytes(name: str) -> bytes | None:
+    """The seed scenario's compact JSON when parsing it gives the scenario back exactly, else None."""
+    base = _frozen_base(name)
+    try:
+        data = orjson.dumps(base)
+    except orjson.JSONEncodeError:
+        return None
+    return data if orjson.loads(data) == base else None
+
+
 def base_scenario(name: str) -> dict[str, Any]:
     """A fresh copy of the named seed scenario."""
-    return copy.deepcopy(_frozen_base(name))
+    data = _frozen_bytes(name)
+    if data is None:
+        return copy_json(_frozen_base(name))
+    copied: dict[str, Any] = orjson.loads(data)
+    return copied
 
 
 # --------------------------------------------------------------------------- knobs
@@ -144,11 +160,11 @@ class Knobs:
 
 def _policy_fields(document: Mapping[str, Any]) -> dict[str, Any]:
     if document.get("kind") == "resolved":
-        fields = copy.deepcopy(dict(document["wire"]))
+        fields = copy_json(dict(document["wire"]))
         fields.pop("fingerprint", None)
         return fields
     if document.get("kind") == "resolved_fields":
-        return copy.deepcopy(dict(document["fields"]))
+        return copy_json(dict(document["fields"]))
     raise ValueError(f"not a resolved policy document: {document.get('kind')!r}")
 
 
@@ -194,7 +210,7 @@ def with_policy(
 def with_device_memory(scenario: Mapping[str, Any], total_memory_bytes: int) -> dict[str, Any]:
     """The scenario with the catalog device's ``total_memory_bytes`` replaced."""
     out = dict(scenario)
-    out["catalog"] = copy.deepcopy(dict(scenario["catalog"]))
+    out["catalog"] = copy_json(dict(scenario["catalog"]))
     out["catalog"]["device"]["total_memory_bytes"] = total_memory_bytes
     return out
 
@@ -211,9 +227,10 @@ def with_estimates(
 
     ``scratch_by_node`` switches the estimators to per-node fixed scratch (the seed's
     ``SequentialScratchEstimator``); ``scratch`` or ``behavior`` switch them back to the
-    declared behaviour (``{}`` per-node map).
+    declared behaviour (``{}`` per-node map). The other sections are shared with ``scenario``.
     """
-    out = copy.deepcopy(dict(scenario))
+    out = dict(scenario)
+    out["registry"] = copy_json(dict(scenario["registry"]))
     for spec in out["registry"]["estimators"]:
         if scratch is not None:
             spec["scratch_bytes"] = scratch

@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, TypeVar, cast
 
 from reference.canonical import JsonValue
 
@@ -24,6 +24,7 @@ __all__ = [
     "JsonPath",
     "MalformedJson",
     "Rejection",
+    "copy_json",
     "get_at",
     "iter_paths",
     "replaced",
@@ -31,6 +32,8 @@ __all__ = [
 ]
 
 SERIALIZATION: Final = "serialization"
+
+_T = TypeVar("_T")
 
 JsonPath = tuple[str | int, ...]
 
@@ -65,6 +68,26 @@ class MalformedJson:
     expected_kind: str = SERIALIZATION
 
 
+def copy_json(value: _T) -> _T:
+    """A deep copy of a JSON document: every dict and list rebuilt, immutable scalars shared.
+
+    What ``copy.deepcopy`` gives for plain JSON, at a third of its cost (no memo of shared parts: a
+    document is a tree); any other container is left to ``copy.deepcopy``.
+    """
+    return cast(_T, _copy(value))
+
+
+def _copy(value: Any) -> Any:
+    kind = type(value)
+    if kind is dict:
+        return {key: _copy(item) for key, item in value.items()}
+    if kind is list:
+        return [_copy(item) for item in value]
+    if kind is str or kind is int or kind is bool or value is None or kind is float:
+        return value
+    return copy.deepcopy(value)
+
+
 def get_at(document: JsonValue, path: JsonPath) -> Any:
     """The value at ``path``."""
     value: Any = document
@@ -76,17 +99,17 @@ def get_at(document: JsonValue, path: JsonPath) -> Any:
 def replaced(document: JsonValue, path: JsonPath, value: JsonValue) -> JsonValue:
     """A deep copy of ``document`` with the value at ``path`` replaced (root when ``path`` is empty)."""
     if not path:
-        return copy.deepcopy(value)
-    out = copy.deepcopy(document)
+        return copy_json(value)
+    out = copy_json(document)
     parent = get_at(out, path[:-1])
-    parent[path[-1]] = copy.deepcopy(value)
+    parent[path[-1]] = copy_json(value)
     return out
 
 
 def updated(document: JsonValue, path: JsonPath, **changes: JsonValue) -> JsonValue:
     """A deep copy with the object at ``path`` updated by ``changes``."""
-    out = copy.deepcopy(document)
-    get_at(out, path).update(copy.deepcopy(changes))
+    out = copy_json(document)
+    get_at(out, path).update(copy_json(changes))
     return out
 
 

@@ -9,10 +9,11 @@ the value found there. Documents are never changed in place: the edited containe
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
+
+from strategies.cases import copy_json
 
 __all__ = ["Edit", "Step", "apply_edits"]
 
@@ -49,10 +50,10 @@ def _step(container: Any, step: Step) -> Any:
 
 def _edited(value: Any, op: str, arg: Any) -> Any:
     if op == "set":
-        return copy.deepcopy(arg)
+        return copy_json(arg)
     if op == "apply":
         function: Callable[[Any], Any] = arg
-        return function(copy.deepcopy(value))
+        return function(copy_json(value))
     if op == "delete":
         assert isinstance(value, dict), "delete on a non-object"
         return {k: v for k, v in value.items() if k != arg}
@@ -67,7 +68,7 @@ def _edited(value: Any, op: str, arg: Any) -> Any:
     if op == "dup":
         return [value[0], *value]
     if op == "append":
-        return [*value, copy.deepcopy(arg)]
+        return [*value, copy_json(arg)]
     items = list(value)
     del items[arg]
     return items
@@ -79,7 +80,7 @@ def _apply(raw: Any, path: tuple[Step, ...], op: str, arg: Any) -> Any:
     key = _step(raw, path[0])
     copied = list(raw) if isinstance(raw, list) else dict(raw)
     if op == "set" and len(path) == 1 and isinstance(raw, dict) and key not in raw:
-        copied[key] = copy.deepcopy(arg)
+        copied[key] = copy_json(arg)
     else:
         copied[key] = _apply(raw[key], path[1:], op, arg)
     return copied
