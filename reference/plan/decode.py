@@ -16,7 +16,9 @@
 
 Decoding checks neither the hash nor ``plan_id``; that is revalidation's job. It is a pure
 function of the bytes: the last few wires of at most ``MEMO_MAX_BYTES`` are remembered with
-their plan or their rejection (raised again as the same error).
+their plan or their rejection (raised again as the same error), and bytes equal to a wire the
+reference itself wrote lately (``execution_plan.serialized_plan``) are that plan's payload and hash,
+which is what the five steps give for them.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from reference.canonical import JsonValue, canonical_bytes, loads_strict
 from reference.collector import collector_paused
 from reference.errors import Serialization, UnsupportedPlanSchema, VNextError
 from reference.ids import PlanHash
+from reference.plan.execution_plan import ExecutionPlan, serialized_plan
 from reference.plan.payload import EXECUTION_PLAN_SCHEMA, MAX_EXECUTION_PLAN_WIRE_BYTES, ExecutionPlanPayload
 from reference.versions import PlanSchemaVersion
 from reference.wire import WireObject, read_uint
@@ -54,6 +57,13 @@ class UnvalidatedExecutionPlan:
     payload: ExecutionPlanPayload
     plan_hash: PlanHash
     _canonical_payload: list[bytes] = field(default_factory=list, init=False, repr=False, compare=False)
+
+    @classmethod
+    def of_built(cls, plan: ExecutionPlan) -> UnvalidatedExecutionPlan:
+        """What decoding a built plan's own wire gives: its payload and hash (canonical bytes shared)."""
+        unvalidated = cls(plan.payload, plan.plan_hash)
+        unvalidated._canonical_payload.append(plan.payload_canonical_bytes(context=DECODE_CONTEXT))
+        return unvalidated
 
     def payload_canonical_bytes(self, *, context: str) -> bytes:
         """Canonical bytes of ``payload.to_wire()`` (computed once; the payload is immutable)."""
@@ -125,7 +135,7 @@ def decode_untrusted(data: bytes | bytearray | memoryview) -> UnvalidatedExecuti
     """``ExecutionPlan::decode_untrusted``: size, strict JSON + header, schema, typed parse, round trip."""
     raw_bytes = bytes(data)
     if len(raw_bytes) > MEMO_MAX_BYTES:
-        return _decode(raw_bytes)
+        return _decode_or_built(raw_bytes)
     found = _RECENT.get(raw_bytes)
     if found is not None:
         _RECENT.move_to_end(raw_bytes)
@@ -134,12 +144,18 @@ def decode_untrusted(data: bytes | bytearray | memoryview) -> UnvalidatedExecuti
             raise error.with_traceback(traceback)
         return found
     try:
-        result = _decode(raw_bytes)
+        result = _decode_or_built(raw_bytes)
     except VNextError as exc:
         _remember(raw_bytes, (exc, exc.__traceback__))
         raise
     _remember(raw_bytes, result)
     return result
+
+
+def _decode_or_built(raw_bytes: bytes) -> UnvalidatedExecutionPlan:
+    """The plan whose own wire ``raw_bytes`` is, when the reference wrote it lately; else the five steps."""
+    built = serialized_plan(raw_bytes)
+    return UnvalidatedExecutionPlan.of_built(built) if built is not None else _decode(raw_bytes)
 
 
 def _remember(raw_bytes: bytes, outcome: UnvalidatedExecutionPlan | tuple[VNextError, TracebackType | None]) -> None:

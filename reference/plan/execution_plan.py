@@ -10,6 +10,7 @@ writes the direct (declaration-order) bytes; more than 16 MiB is
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from typing import Any, Final
 
 from reference.canonical import JsonValue, canonical_bytes, direct_bytes
@@ -21,7 +22,7 @@ from reference.plan.node import PlanNode
 from reference.plan.payload import MAX_EXECUTION_PLAN_WIRE_BYTES, ExecutionPlanPayload
 from reference.weights.trusted import TrustedExecutionWeightPlan
 
-__all__ = ["ExecutionPlan"]
+__all__ = ["SERIALIZED_MEMO_BYTES", "ExecutionPlan", "forget_serialized", "serialized_plan"]
 
 SERIALIZE_CONTEXT: Final = "serialize execution plan"
 _TOKEN: Final = object()
@@ -143,4 +144,54 @@ class ExecutionPlan:
                     f"execution plan wire has {len(data)} bytes, over {MAX_EXECUTION_PLAN_WIRE_BYTES}",
                 )
             self._json = data
+        _SERIALIZED.remember(self._json, self)
         return self._json
+
+
+#: The wires ``to_json`` wrote last, with their plans, up to this many wire bytes in all (the newest kept).
+SERIALIZED_MEMO_BYTES: Final = MAX_EXECUTION_PLAN_WIRE_BYTES
+
+
+class _SerializedWires:
+    """The plans of the last wires ``to_json`` returned, by their bytes (least recently used first)."""
+
+    def __init__(self) -> None:
+        self.plans: OrderedDict[bytes, ExecutionPlan] = OrderedDict()
+        self.total = 0
+
+    def remember(self, data: bytes, plan: ExecutionPlan) -> None:
+        if data in self.plans:
+            self.plans.move_to_end(data)
+            return
+        self.plans[data] = plan
+        self.total += len(data)
+        while self.total > SERIALIZED_MEMO_BYTES and len(self.plans) > 1:
+            oldest, _ = self.plans.popitem(last=False)
+            self.total -= len(oldest)
+
+    def find(self, data: bytes) -> ExecutionPlan | None:
+        plan = self.plans.get(data)
+        if plan is not None:
+            self.plans.move_to_end(data)
+        return plan
+
+    def clear(self) -> None:
+        self.plans.clear()
+        self.total = 0
+
+
+_SERIALIZED: Final = _SerializedWires()
+
+
+def serialized_plan(data: bytes) -> ExecutionPlan | None:
+    """The plan whose ``to_json()`` returned exactly ``data`` lately, if it is still remembered.
+
+    Such bytes decode to that plan's payload and hash (the wire of a built plan always decodes to
+    itself), so an untrusted decoder may take them from here instead of parsing them again.
+    """
+    return _SERIALIZED.find(data)
+
+
+def forget_serialized() -> None:
+    """Forget every remembered wire (a decoder then parses every wire it is given)."""
+    _SERIALIZED.clear()

@@ -1,4 +1,5 @@
-"""``decode_untrusted`` remembers its last few wires: the same plan, or the same rejection."""
+"""``decode_untrusted`` remembers its last few wires: the same plan, or the same rejection; and bytes equal to
+a wire the reference wrote lately are that plan's payload and hash, exactly what parsing them gives."""
 
 from __future__ import annotations
 
@@ -6,7 +7,11 @@ import pytest
 
 from reference.errors import VNextError
 from reference.plan import decode as decode_module
+from reference.plan import execution_plan as execution_plan_module
 from reference.plan.decode import decode_untrusted
+from reference.plan.execution_plan import ExecutionPlan, forget_serialized, serialized_plan
+from reference.scenario.plan import build_scenario_plan
+from strategies.forged_wire import PlanTarget
 from strategies.forgery import forge_seeded, reference_targets
 
 
@@ -14,6 +19,11 @@ def _rejection(wire: bytes) -> dict[str, object]:
     with pytest.raises(VNextError) as caught:
         decode_untrusted(wire)
     return caught.value.to_dict()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_memos() -> None:
+    decode_module._RECENT.clear()
 
 
 def test_the_same_bytes_decode_to_the_same_plan_and_equal_a_fresh_decode() -> None:
@@ -46,3 +56,53 @@ def test_only_small_wires_are_remembered_and_only_a_few(monkeypatch: pytest.Monk
     for index in range(decode_module.MEMO_ENTRIES + 3):
         _rejection(b"[" * (index + 1))
     assert len(decode_module._RECENT) == decode_module.MEMO_ENTRIES
+
+
+def _built(target: PlanTarget) -> ExecutionPlan:
+    """The target's plan, its wire written (so remembered) by ``to_json`` just now."""
+    plan = build_scenario_plan(target.scenario)
+    assert plan.to_json() == target.wire
+    return plan
+
+
+@pytest.mark.parametrize("target", reference_targets(), ids=lambda target: target.name)
+def test_a_wire_the_reference_wrote_decodes_to_its_plan_exactly_as_a_parse_does(target: PlanTarget) -> None:
+    built = _built(target)
+    remembered = serialized_plan(target.wire)
+    assert remembered == built
+    recognised = decode_untrusted(target.wire)
+    assert remembered is not None and recognised.payload is remembered.payload
+    parsed = decode_module._decode(target.wire)
+    assert parsed == recognised
+    assert parsed.payload.to_wire() == recognised.payload.to_wire()
+    context = decode_module.DECODE_CONTEXT
+    assert parsed.payload_canonical_bytes(context=context) == recognised.payload_canonical_bytes(context=context)
+
+
+def test_other_bytes_of_the_same_plan_are_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
+    target = reference_targets()[0]
+    _built(target)
+    parsed: list[bytes] = []
+    real = decode_module._decode
+
+    def watched(raw: bytes) -> decode_module.UnvalidatedExecutionPlan:
+        parsed.append(raw)
+        return real(raw)
+
+    monkeypatch.setattr(decode_module, "_decode", watched)
+    spaced = target.wire.replace(b":", b": ", 1)
+    assert decode_untrusted(spaced) == decode_untrusted(target.wire)
+    assert parsed == [spaced]
+
+
+def test_forgotten_wires_are_parsed_and_only_so_many_wire_bytes_are_remembered(monkeypatch: pytest.MonkeyPatch) -> None:
+    first, second = reference_targets()[:2]
+    _built(first)
+    assert serialized_plan(first.wire) is not None
+    forget_serialized()
+    assert serialized_plan(first.wire) is None
+    monkeypatch.setattr(execution_plan_module, "SERIALIZED_MEMO_BYTES", len(first.wire) + len(second.wire) - 1)
+    _built(first)
+    newest = _built(second)
+    assert serialized_plan(first.wire) is None, "the older wire leaves once the memo holds too many bytes"
+    assert serialized_plan(second.wire) == newest
