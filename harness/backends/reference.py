@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import cProfile
 import functools
+import hashlib
 import sys
+from collections import OrderedDict
 from collections.abc import Callable
-from types import CodeType, FrameType
-from typing import Any, Protocol
+from types import CodeType
+from typing import Any, Final, Protocol
+
+import orjson
 
 from harness.identity import suite_version
 from harness.protocol.description import BackendDescription, ContractIdentity, Implementation
@@ -33,27 +38,77 @@ class CallTracer(Protocol):
         ...
 
 
-def _watched(function: Callable[..., Any], operation: str, tracer: CallTracer, args: Any, kwargs: Any) -> Any:
-    """``function(*args, **kwargs)`` with every Python function it calls recorded; ``tracer.ran`` on an answer.
+#: Requests watched already, by operation and arguments: the functions their answer ran (None: it was refused).
+_WATCHED: OrderedDict[bytes, frozenset[FunctionName] | None] = OrderedDict()
+_WATCHED_ENTRIES: Final = 4096
 
-    Another profiler already installed (a debugger or a profiling run) is left alone and nothing is recorded.
-    """
-    if sys.getprofile() is not None:
-        return function(*args, **kwargs)
-    codes: set[CodeType] = set()
 
-    def record(frame: FrameType, event: str, _arg: object) -> None:
-        if event == "call":
-            codes.add(frame.f_code)
+def _request_key(operation: str, args: Any, kwargs: Any) -> bytes | None:
+    """The request's identity (operation and arguments as canonical JSON, bytes as hex), or None without one."""
+    try:
+        text = orjson.dumps([operation, args, kwargs], default=_plain, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return None
+    return hashlib.sha256(text).digest()
 
-    sys.setprofile(record)
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, bytes | bytearray | memoryview):
+        return {"bytes": bytes(value).hex()}
+    raise TypeError(f"{type(value).__name__} has no request key")
+
+
+def _run_profiled(function: Callable[..., Any], args: Any, kwargs: Any) -> tuple[Any, frozenset[FunctionName]]:
+    """``function(*args, **kwargs)`` with every memo bypassed, and the Python functions it ran."""
+    profiler = cProfile.Profile()
+    profiler.enable()
     try:
         with api.computed_directly():
             result = function(*args, **kwargs)
     finally:
-        sys.setprofile(None)
-    tracer.ran(operation, frozenset((code.co_filename, code.co_qualname) for code in codes))
+        profiler.disable()
+    ran = frozenset(
+        (entry.code.co_filename, entry.code.co_qualname)
+        for entry in profiler.getstats()
+        if isinstance(entry.code, CodeType)
+    )
+    return result, ran
+
+
+def _watched(function: Callable[..., Any], operation: str, tracer: CallTracer, args: Any, kwargs: Any) -> Any:
+    """``function(*args, **kwargs)``; ``tracer.ran`` with the Python functions its answer was computed with.
+
+    The answer is computed with every memo bypassed, so it runs what a first computation runs, and the
+    functions are remembered by request: the same request (operation and arguments) credits the same
+    functions whichever case asked it first, without being watched again. Another profiler already
+    installed (a debugger or a profiling run) is left alone and nothing is recorded.
+    """
+    if sys.getprofile() is not None:
+        return function(*args, **kwargs)
+    key = _request_key(operation, args, kwargs)
+    if key is not None and key in _WATCHED:
+        _WATCHED.move_to_end(key)
+        result = function(*args, **kwargs)
+        known = _WATCHED[key]
+        if known is not None:
+            tracer.ran(operation, known)
+        return result
+    try:
+        result, ran = _run_profiled(function, args, kwargs)
+    except api.VNextError:
+        _remember(key, None)
+        raise
+    _remember(key, ran)
+    tracer.ran(operation, ran)
     return result
+
+
+def _remember(key: bytes | None, ran: frozenset[FunctionName] | None) -> None:
+    if key is None:
+        return
+    _WATCHED[key] = ran
+    while len(_WATCHED) > _WATCHED_ENTRIES:
+        _WATCHED.popitem(last=False)
 
 
 class ReferenceImplementation:

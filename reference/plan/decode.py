@@ -18,7 +18,8 @@ Decoding checks neither the hash nor ``plan_id``; that is revalidation's job. It
 function of the bytes: the last few wires of at most ``MEMO_MAX_BYTES`` are remembered with
 their plan or their rejection (raised again as the same error), and bytes equal to a wire the
 reference itself wrote lately (``execution_plan.serialized_plan``) are that plan's payload and hash,
-which is what the five steps give for them.
+which is what the five steps give for them. Inside ``reference.recomputation.computed_directly()``
+every wire is parsed.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from reference.errors import Serialization, UnsupportedPlanSchema, VNextError
 from reference.ids import PlanHash
 from reference.plan.execution_plan import ExecutionPlan, serialized_plan
 from reference.plan.payload import EXECUTION_PLAN_SCHEMA, MAX_EXECUTION_PLAN_WIRE_BYTES, ExecutionPlanPayload
+from reference.recomputation import memos_bypassed
 from reference.versions import PlanSchemaVersion
 from reference.wire import WireObject, read_uint
 
@@ -134,6 +136,8 @@ def check_plan_schema(schema: PlanSchemaVersion) -> None:
 def decode_untrusted(data: bytes | bytearray | memoryview) -> UnvalidatedExecutionPlan:
     """``ExecutionPlan::decode_untrusted``: size, strict JSON + header, schema, typed parse, round trip."""
     raw_bytes = bytes(data)
+    if memos_bypassed():
+        return _decode(raw_bytes)
     if len(raw_bytes) > MEMO_MAX_BYTES:
         return _decode_or_built(raw_bytes)
     found = _RECENT.get(raw_bytes)

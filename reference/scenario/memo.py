@@ -15,32 +15,18 @@ every memo computes (and stores nothing), so a caller watching what a computatio
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import Any, Generic, TypeVar
 
 from reference.canonical import JsonValue, canonical_bytes
 from reference.errors import VNextError
+from reference.recomputation import computed_directly, memos_bypassed
 
 __all__ = ["ScenarioMemo", "computed_directly"]
 
 T = TypeVar("T")
-
-_DIRECT: contextvars.ContextVar[bool] = contextvars.ContextVar("scenario_memo_direct", default=False)
-
-
-@contextlib.contextmanager
-def computed_directly() -> Iterator[None]:
-    """Every ``ScenarioMemo`` call inside computes its value instead of reading or filling the memo."""
-    token = _DIRECT.set(True)
-    try:
-        yield
-    finally:
-        _DIRECT.reset(token)
-
 
 class ScenarioMemo(Generic[T]):
     """``compute(scenario)`` memoized by the canonical bytes of ``key(scenario)`` (at most ``size`` entries).
@@ -59,7 +45,7 @@ class ScenarioMemo(Generic[T]):
         self._entries: OrderedDict[bytes, tuple[T | None, VNextError | None, TracebackType | None]] = OrderedDict()
 
     def __call__(self, scenario: Any) -> T:
-        if _DIRECT.get():
+        if memos_bypassed():
             return self._compute(scenario)
         key = _key(scenario if self._key_of is None else self._key_of(scenario))
         if key is None:

@@ -9,11 +9,13 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conformance.reach import attribution
 from conformance.reach.sites import census, reference_root
+from harness.backends import reference as reference_backend
 from harness.backends.reference import ReferenceImplementation
 from harness.cases import CURRENT_RULES, CheckedRules, backend_asked, computed, observe
 from harness.plugin.oracle_trace import OracleTracer, ValueRuleIndex
@@ -142,6 +144,39 @@ def test_a_watched_oracle_call_is_credited_with_the_value_rules_of_the_functions
         assert all(catalogue.by_id[rule].kind is None for rule in credited)
         assert all("build_plan" in catalogue.by_id[rule].observable_through for rule in credited)
     assert index.rules_of("describe", [(str(ROOT / "reference/plan/decode.py"), "_check_size")]) == ()
+
+
+def test_a_request_watched_once_credits_the_same_functions_without_being_watched_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[frozenset[tuple[str, str]]] = []
+    profiled: list[str] = []
+    real = reference_backend._run_profiled
+
+    def counted(function: Any, args: Any, kwargs: Any) -> Any:
+        profiled.append(function.__name__)
+        return real(function, args, kwargs)
+
+    class Tracer:
+        def wants(self, operation: str) -> bool:
+            return True
+
+        def ran(self, operation: str, functions: frozenset[tuple[str, str]]) -> None:
+            seen.append(functions)
+
+    monkeypatch.setattr(reference_backend, "_run_profiled", counted)
+    monkeypatch.setattr(reference_backend, "_WATCHED", type(reference_backend._WATCHED)())
+    oracle = ReferenceImplementation(tracer=Tracer())
+    oracle.check_identity("capability", "capability.watched")
+    oracle.check_identity("capability", "capability.watched")
+    assert profiled == ["check_identity"] and len(seen) == 2 and seen[0] == seen[1]
+    assert any(name.endswith("_portable_reason") for _, name in seen[0])
+    oracle.check_identity("capability", "capability.other")
+    assert profiled == ["check_identity", "check_identity"]
+    for _ in range(2):  # a refusal is remembered as one: no credit, not watched again
+        with pytest.raises(api.VNextError):
+            oracle.check_identity("capability", "not portable")
+    assert profiled == ["check_identity"] * 3 and len(seen) == 3
 
 
 def test_a_call_outside_a_case_or_under_another_profiler_is_not_watched() -> None:
