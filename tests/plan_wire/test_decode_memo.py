@@ -67,11 +67,11 @@ def _built(target: PlanTarget) -> ExecutionPlan:
 
 @pytest.mark.parametrize("target", reference_targets(), ids=lambda target: target.name)
 def test_a_wire_the_reference_wrote_decodes_to_its_plan_exactly_as_a_parse_does(target: PlanTarget) -> None:
-    built = _built(target)
+    _built(target)
     remembered = serialized_plan(target.wire)
-    assert remembered == built
+    assert remembered is not None and remembered.to_json() == target.wire
     recognised = decode_untrusted(target.wire)
-    assert remembered is not None and recognised.payload is remembered.payload
+    assert recognised.payload is remembered.payload
     parsed = decode_module._decode(target.wire)
     assert parsed == recognised
     assert parsed.payload.to_wire() == recognised.payload.to_wire()
@@ -103,6 +103,7 @@ def test_forgotten_wires_are_parsed_and_only_so_many_wire_bytes_are_remembered(m
     assert serialized_plan(first.wire) is None
     monkeypatch.setattr(execution_plan_module, "SERIALIZED_MEMO_BYTES", len(first.wire) + len(second.wire) - 1)
     _built(first)
-    newest = _built(second)
+    _built(second)
     assert serialized_plan(first.wire) is None, "the older wire leaves once the memo holds too many bytes"
-    assert serialized_plan(second.wire) == newest
+    newest = serialized_plan(second.wire)
+    assert newest is not None and newest.to_json() == second.wire
