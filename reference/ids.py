@@ -62,8 +62,26 @@ REASON_LENGTH_RANGE: Final = "identity must contain between 1 and 160 bytes"
 IdT = TypeVar("IdT", bound="Identity")
 
 
+#: ``_portable_reason`` of short strings met lately (a pure function of the string; cleared when it is full).
+_REASONS: Final[dict[str, str | None]] = {}
+_REASONS_LIMIT: Final = 1 << 16
+
+
 def _portable_reason(value: str) -> str | None:
     """The first failing §1.1 check of ``value``, or None when it is portable."""
+    try:
+        return _REASONS[value]
+    except KeyError:
+        pass
+    reason = _first_failing_check(value)
+    if len(value) <= IDENTITY_MAX_BYTES:  # only strings an identity may be (a longer one is never portable)
+        if len(_REASONS) >= _REASONS_LIMIT:
+            _REASONS.clear()
+        _REASONS[value] = reason
+    return reason
+
+
+def _first_failing_check(value: str) -> str | None:
     size = len(value.encode("utf-8", "surrogatepass"))
     if size < 1:
         return REASON_EMPTY
