@@ -168,6 +168,7 @@ def _remember(raw_bytes: bytes, outcome: UnvalidatedExecutionPlan | tuple[VNextE
         _RECENT.popitem(last=False)
 
 
+@collector_paused
 def _decode(raw_bytes: bytes) -> UnvalidatedExecutionPlan:
     _check_size(len(raw_bytes))
     raw = loads_strict(raw_bytes, context=DECODE_CONTEXT, max_bytes=MAX_EXECUTION_PLAN_WIRE_BYTES)
