@@ -278,17 +278,26 @@ class WireObject:
         """True when the field is present (``null`` included)."""
         return name in self._raw
 
+    # Each accessor takes a well-typed value as it is; anything else goes to its reader, which words the
+    # refusal with the field's path (built only then).
+
     def u8(self, name: str) -> int:
-        return read_uint(self._raw[name], bits=8, context=self.context, path=self.at(name))
+        return self._uint(name, 8, 0xFF)
 
     def u16(self, name: str) -> int:
-        return read_uint(self._raw[name], bits=16, context=self.context, path=self.at(name))
+        return self._uint(name, 16, U16_MAX)
 
     def u32(self, name: str) -> int:
-        return read_uint(self._raw[name], bits=32, context=self.context, path=self.at(name))
+        return self._uint(name, 32, U32_MAX)
 
     def u64(self, name: str) -> int:
-        return read_uint(self._raw[name], bits=64, context=self.context, path=self.at(name))
+        return self._uint(name, 64, U64_MAX)
+
+    def _uint(self, name: str, bits: int, largest: int) -> int:
+        value = self._raw[name]
+        if type(value) is int and 0 <= value <= largest:
+            return value
+        return read_uint(value, bits=bits, context=self.context, path=self.at(name))
 
     def i64(self, name: str) -> int:
         return read_i64(self._raw[name], context=self.context, path=self.at(name))
@@ -298,20 +307,35 @@ class WireObject:
         return read_uints(self._raw[name], bits=bits, context=self.context, path=self.at(name))
 
     def string(self, name: str) -> str:
-        return read_str(self._raw[name], context=self.context, path=self.at(name))
+        value = self._raw[name]
+        if type(value) is str:
+            return value
+        return read_str(value, context=self.context, path=self.at(name))
 
     def boolean(self, name: str) -> bool:
-        return read_bool(self._raw[name], context=self.context, path=self.at(name))
+        value = self._raw[name]
+        if type(value) is bool:
+            return value
+        return read_bool(value, context=self.context, path=self.at(name))
 
     def array(self, name: str, max_items: int | None = None) -> list[Any]:
-        return read_list(self._raw[name], context=self.context, path=self.at(name), max_items=max_items)
+        value = self._raw[name]
+        if type(value) is list and (max_items is None or len(value) <= max_items):
+            return value
+        return read_list(value, context=self.context, path=self.at(name), max_items=max_items)
 
     def enum(self, name: str, allowed: Iterable[str]) -> str:
         return read_enum(self._raw[name], allowed, context=self.context, path=self.at(name))
 
     def identity(self, name: str, cls: Callable[[str], T]) -> T:
         """An identity field validated with ``cls``; failures become ``Serialization``."""
-        return read_identity(self._raw[name], cls, context=self.context, path=self.at(name))
+        value = self._raw[name]
+        if type(value) is str:
+            try:
+                return cls(value)
+            except (VNextError, ValueError):
+                pass  # the reader below words the refusal
+        return read_identity(value, cls, context=self.context, path=self.at(name))
 
     def version(self, name: str) -> ContractVersion:
         return ContractVersion.from_wire(self._raw[name], context=self.context)
