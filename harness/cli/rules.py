@@ -32,6 +32,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, Final, TextIO
@@ -202,6 +203,7 @@ class _Usage(Exception):
     """A usage problem, already worded for the one-line message."""
 
 
+@cache
 def _catalogue() -> RuleCatalogue:
     return RuleCatalogue.load(sheets_in(Path(str(resources.files("conformance") / "rules"))))
 
