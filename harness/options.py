@@ -55,7 +55,7 @@ class Option:
         return out
 
 
-_EXEC: Final = frozenset({"run", "fuzz", "replay", "describe"})
+_EXEC: Final = frozenset({"run", "fuzz", "replay", "describe", "rules"})
 _RUNS: Final = frozenset({"run", "fuzz"})
 
 
@@ -239,7 +239,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "check every request and reply against its JSON Schema (schemas/protocol/)",
         default=False,
         action="store_true",
-        commands=frozenset({"run", "fuzz", "replay", "describe", "serve"}),
+        commands=frozenset({"run", "fuzz", "replay", "describe", "serve", "rules"}),
     ),
     Option(
         "--call-timeout",
@@ -284,7 +284,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
         _DEFAULTS.max_request_bytes,
         _byte_cap,
         metavar="BYTES",
-        commands=frozenset({"run", "fuzz", "replay", "describe", "serve"}),
+        commands=frozenset({"run", "fuzz", "replay", "describe", "serve", "rules"}),
     ),
     Option(
         "--fuzz-time",

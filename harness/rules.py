@@ -25,9 +25,16 @@ from typing import Any
 import schemas
 from reference.bounded_read import read_bounded
 
-__all__ = ["Rule", "RuleCatalogue", "RuleClass", "RuleStatus", "RuleTally", "UnknownRule"]
+__all__ = ["Rule", "RuleCatalogue", "RuleClass", "RuleStatus", "RuleTally", "UnknownRule", "sheets_in"]
 
 _MAX_SHEET_BYTES = 16 * 1024 * 1024
+#: The file names of the catalogue's sheets in its directory, one per contract sheet (``01-....json``).
+_SHEET_GLOB = "[0-9][0-9]-*.json"
+
+
+def sheets_in(directory: Path) -> list[Path]:
+    """The catalogue's sheet files in ``directory``, in sheet order."""
+    return sorted(directory.glob(_SHEET_GLOB))
 
 
 class RuleClass(enum.StrEnum):

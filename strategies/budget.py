@@ -416,9 +416,11 @@ def edge_cases(draw: st.DrawFn, edges: Sequence[str] = EDGE_KINDS, bases: Sequen
     elif edge == "zero_scratch":
         values = {"scratch": 0}
         scenario = with_estimates(scenario, scratch_by_node=dict.fromkeys(NODE_IDS[base], 0))
-    else:  # device_at_u64_max
+    elif edge == "device_at_u64_max":
         values = {"device": U64_MAX, "capacity": draw(_near(U64_MAX))}
         scenario = with_policy(huge, capacity=values["capacity"])
+    else:
+        raise ValueError(f"unknown edge {edge!r}")
     return EdgeCase(edge, base, values, scenario)
 
 

@@ -34,6 +34,7 @@ from strategies.budget import BASES, base_scenario
 
 __all__ = [
     "MUTATION_NAMES",
+    "MUTATION_OPERATORS",
     "Cell",
     "Path",
     "apply",
@@ -44,6 +45,8 @@ __all__ = [
     "json_paths",
     "mutation_cells",
     "mutations_at",
+    "operator_cells",
+    "operator_of",
     "parse_path",
 ]
 
@@ -100,6 +103,10 @@ MUTATION_NAMES: Final[Mapping[str, tuple[str, ...]]] = {
     "array": (*_ARRAY, _NULLED),
     "object": ("drop:<key>", "unknown_member", "rekey:<key>", _NULLED),
 }
+#: Every mutation operator, ``<kind>:<name>``: one mutation of one kind of value.
+MUTATION_OPERATORS: Final[tuple[str, ...]] = tuple(
+    f"{kind}:{name}" for kind, names in MUTATION_NAMES.items() for name in names
+)
 
 
 def kind_of(value: Any) -> str:
@@ -265,6 +272,26 @@ def cells_of(base: str, sections: Sequence[str] | None = None) -> Iterator[Cell]
             continue
         for name, _ in mutations_at(value):
             yield Cell(base, path, name)
+
+
+def operator_of(kind: str, mutation: str) -> str:
+    """The operator (``MUTATION_OPERATORS``) a mutation of a value of ``kind`` is: ``drop:<key>`` for any key."""
+    for prefix in ("drop:", "rekey:"):
+        if mutation.startswith(prefix):
+            return f"{kind}:{prefix}<key>"
+    return f"{kind}:{mutation}"
+
+
+@functools.cache
+def operator_cells(base: str) -> Mapping[str, Cell]:
+    """One cell of ``base`` per mutation operator that applies in it: the first in document order."""
+    out: dict[str, Cell] = {}
+    for path, value in json_paths(_base(base)):
+        if not path:
+            continue
+        for name, _ in mutations_at(value):
+            out.setdefault(operator_of(kind_of(value), name), Cell(base, path, name))
+    return {operator: out[operator] for operator in MUTATION_OPERATORS if operator in out}
 
 
 def cell_from_id(cell_id: str) -> Cell:

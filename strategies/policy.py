@@ -33,6 +33,7 @@ from strategies.ids import id_strings
 from strategies.storage import profile_orders
 
 __all__ = [
+    "HOSTILE_POLICY_OPERATORS",
     "POLICY_OPERATORS",
     "BoundaryPolicy",
     "HostilePolicy",
@@ -264,35 +265,44 @@ def _error_object(kind: str) -> dict[str, JsonValue]:
     return InvalidExecutionPlan(reason="declared validate failure").to_dict()
 
 
+#: Every hostility of ``hostile_policies``, with the catalogue rule a planner meeting it checks (``None``: the
+#: hostility checks no one rule of its own; the plan or refusal is still compared with the reference's).
+HOSTILE_POLICY_OPERATORS: Final[dict[str, str | None]] = {
+    "validate_raises": "05.3/step01_policy_validate",
+    "zero_sequences": "05.3/step02_zero_active_sequences",
+    "zero_tokens": "05.3/step03_zero_scheduled_tokens",
+    "zero_capacity": "05.3/step05_capacity_nonzero",
+    "capacity_over_device": "05.3/step05_capacity_within_device",
+    "reserve_equals_capacity": "05.3/step05_reserve_below_capacity",
+    "serialized_disagrees": "04.4/custom_policy_hashes_only_serde_fields",
+    "empty_profile_order": "04.4.1/empty_profile_order_fails_resolution",
+    "duplicate_profiles": "04.4.1/profile_order_trusted_duplicates_allowed",
+    "adversarial_seed": None,
+}
+
+
 @st.composite
-def hostile_policies(draw: st.DrawFn, device_capacity: int = 1 << 20) -> HostilePolicy:
+def hostile_policies(
+    draw: st.DrawFn,
+    device_capacity: int = 1 << 20,
+    hostilities: tuple[str, ...] | None = None,
+    fields: Mapping[str, JsonValue] | None = None,
+) -> HostilePolicy:
     """A custom (``declared`` or ``adversarial``) policy document whose hostility the planner must catch (or not).
 
     Rules (05 §3 steps 1-3, 5; trust table of 04 §4.1): ``validate`` errors propagate
     unchanged; zero sequences/tokens and a failed capacity gate are ``invalid_execution_plan``;
-    lies about anything else are trusted as reported (accepted here).
+    lies about anything else are trusted as reported (accepted here). ``hostilities`` restricts the
+    choice to those names (see ``HOSTILE_POLICY_OPERATORS``); ``fields`` are the honest policy's
+    ``new`` fields the hostility starts from (drawn when absent).
     """
     if not 1 <= device_capacity < U64_MAX:
         raise ValueError("device_capacity must be in 1..u64::MAX-1")
-    fields = draw(policy_fields(capacity=draw(st.integers(1, device_capacity)), reusable=False))
+    if fields is None:
+        fields = draw(policy_fields(capacity=draw(st.integers(1, device_capacity)), reusable=False))
     reported = _reported(fields)
     serialized: JsonValue = copy.deepcopy(fields)
-    hostility = draw(
-        st.sampled_from(
-            [
-                "validate_raises",
-                "zero_sequences",
-                "zero_tokens",
-                "zero_capacity",
-                "capacity_over_device",
-                "reserve_equals_capacity",
-                "serialized_disagrees",
-                "empty_profile_order",
-                "duplicate_profiles",
-                "adversarial_seed",
-            ]
-        )
-    )
+    hostility = draw(st.sampled_from(list(hostilities or HOSTILE_POLICY_OPERATORS)))
     error: JsonValue = None
     expected: str | None = _EP
     rule = "05 §3 step 5: 0 < capacity <= device and reserve < capacity"
@@ -323,7 +333,7 @@ def hostile_policies(draw: st.DrawFn, device_capacity: int = 1 << 20) -> Hostile
         assert isinstance(order, list) and order
         order.append(copy.deepcopy(order[0]))
         expected, rule = None, "04 §4.1: duplicates in the profile order are not re-checked"
-    else:
+    elif hostility == "adversarial_seed":
         adversarial = draw(_adversarial())
         mas = adversarial.policy.maximum_active_sequences()
         mst = adversarial.policy.maximum_scheduled_tokens()
@@ -333,6 +343,8 @@ def hostile_policies(draw: st.DrawFn, device_capacity: int = 1 << 20) -> Hostile
         elif device_capacity < adversarial.policy.memory_capacity_bytes():
             expected = _EP
         return HostilePolicy(hostility, rule, adversarial.document, device_capacity, expected)
+    else:
+        raise ValueError(f"unknown hostility {hostility!r}")
     document = _declared_document(serialized, reported, error)
     return HostilePolicy(hostility, rule, document, device_capacity, expected)
 

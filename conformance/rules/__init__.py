@@ -10,14 +10,13 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from harness.rules import RuleCatalogue
+from harness.rules import RuleCatalogue, sheets_in
 
 __all__ = ["catalogue", "sheet_paths"]
 
 
 def sheet_paths() -> list[Path]:
-    root = Path(str(resources.files("conformance") / "rules"))
-    return sorted(root.glob("[0-9][0-9]-*.json"))
+    return sheets_in(Path(str(resources.files("conformance") / "rules")))
 
 
 @cache

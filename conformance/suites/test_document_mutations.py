@@ -11,8 +11,10 @@ crash; where the decoding rule is known (an integer past ``u64``, a negative, a 
 an unsigned integer is declared) its kind must be the rule's.
 
 The ``ci`` profile runs the fixed cell list ``strategies.mutation_cells.CI_CELLS`` (the cells reaching
-raise sites no other suite reaches, chosen by ``bench/mutation_cells.py``); generated cells drawn from
-the full table of every base run on top and scale with the profile.
+raise sites no other suite reaches, chosen by ``bench/mutation_cells.py``) and, so that every mutation
+runs at least once, the first cell of ``plan_fixture`` for each mutation operator (``<kind>:<name>``,
+``strategies.mutations.MUTATION_OPERATORS``); generated cells drawn from the full table of every base run
+on top and scale with the profile.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from harness.under_test import BackendUnderTest
 from reference.api import VNextError
 from reference.errors import ERROR_KINDS
 from strategies.mutation_cells import CI_CELLS
-from strategies.mutations import Cell, cell_from_id, expected_kind, mutation_cells
+from strategies.mutations import Cell, cell_from_id, expected_kind, mutation_cells, operator_cells
 
 pytestmark = pytest.mark.requires("build_plan")
 
@@ -80,6 +82,16 @@ def check_cell(backend: BackendUnderTest, oracle: BackendUnderTest, cell: Cell) 
 @pytest.mark.parametrize("cell_id", CI_CELLS, ids=list(CI_CELLS))
 def test_document_mutation(backend: BackendUnderTest, oracle: BackendUnderTest, cell_id: str) -> None:
     check_cell(backend, oracle, cell_from_id(cell_id))
+
+
+#: The base whose first cell per mutation operator runs once per run (every operator applies in it).
+OPERATOR_BASE = "plan_fixture"
+
+
+@pytest.mark.rules(*_DECODING_RULES)
+@pytest.mark.parametrize("operator", list(operator_cells(OPERATOR_BASE)))
+def test_document_mutation_operator(backend: BackendUnderTest, oracle: BackendUnderTest, operator: str) -> None:
+    check_cell(backend, oracle, operator_cells(OPERATOR_BASE)[operator])
 
 
 @pytest.mark.rules(*_DECODING_RULES)

@@ -19,6 +19,7 @@ from harness.cli.parsing import UsageParser
 from harness.cli.plans import build, hash_wire, revalidate, wire_hash_report
 from harness.cli.replay import replay
 from harness.cli.report import add_report_arguments, render_reports
+from harness.cli.rules import RULES_HELP, add_rules_arguments, rules
 from harness.cli.run import add_run_arguments, list_cases, pytest_args, run
 from harness.cli.serve import SERVE_HELP, serve
 from harness.identity import suite_version
@@ -34,6 +35,7 @@ Commands:
   fuzz        fuzz a backend with the generated cases for a time budget, over N processes
   certificate compare conformance certificates: certificate diff OLD NEW (exit 1 on a regression)
   list        print the case ids a run would run (with the same --only/--skip/--case)
+  rules       list the contract rules; per backend (--backend) and per run (--report, --require-exercised)
   serve       serve a backend (the reference by default) over the JSON-lines protocol
   replay      replay scenario bundles (counterexamples, corpus files) against a backend
   describe    print a backend's describe result
@@ -75,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_certificate_arguments(certificate, UsageParser)
     _command(sub, "list", "print the case ids a run with the same --only/--skip/--case would run", list_cases)
+    add_rules_arguments(_command(sub, "rules", RULES_HELP, rules))
     _command(sub, "serve", SERVE_HELP, serve)
     _command(sub, "replay", "replay scenario bundles against a backend", replay).add_argument(
         "files", nargs="+", help="bundle files"

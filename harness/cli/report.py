@@ -26,7 +26,7 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
 
 def render_reports(args: argparse.Namespace) -> int:
     try:
-        result = RunResult.read(args.report)
+        result = RunResult.read(args.report, validate=True)
     except OSError as exc:
         print(f"vnext-conformance report: cannot read {args.report}: {exc.strerror or exc}", file=sys.stderr)
         return Exit.USAGE

@@ -7,20 +7,41 @@ later with ``vnext-conformance report``).
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
+import schemas
 from reference.bounded_read import read_bounded
+from reference.canonical import loads_strict
+from reference.errors import Serialization
 
-__all__ = ["RunResult"]
+__all__ = ["RECORD_KINDS", "ReportError", "RunResult"]
 
 _MAX_REPORT_BYTES = 512 * 1024 * 1024
+_CONTEXT = "read conformance report"
+_SCHEMA = "protocol/report.json"
 _FAILING = ("failed", "error")
 _PASSING = ("passed", "xpassed")
+#: The record kinds of a JSON-lines report (``schemas/protocol/report.json``).
+RECORD_KINDS = ("header", "case", "rule", "footer")
+
+
+class ReportError(ValueError):
+    """A file that is not a JSON-lines report: too large, not strict JSON, or a record of the wrong shape."""
+
+
+@cache
+def _record_validators() -> dict[str, Any]:
+    """A validator per record kind: the branch of the report schema's ``oneOf`` for that kind."""
+    branches = schemas.load(_SCHEMA)["oneOf"]
+    out: dict[str, Any] = {}
+    for index, branch in enumerate(branches):
+        out[branch["properties"]["record"]["const"]] = schemas.validator(f"{_SCHEMA}#/oneOf/{index}")
+    return out
 
 
 @dataclass
@@ -39,25 +60,45 @@ class RunResult:
             self.by_suite.setdefault(case["suite"], Counter())[case["outcome"]] += 1
 
     @classmethod
-    def read(cls, path: Path | str) -> RunResult:
-        """A report file (its ``.partial`` twin when the run was cut short before publishing it)."""
-        data = read_bounded(path, max_bytes=_MAX_REPORT_BYTES, context="read conformance report")
+    def read(cls, path: Path | str, *, validate: bool = False, max_bytes: int | None = None) -> RunResult:
+        """A report file: read with its size bound applied while reading, each line through the strict decoder.
+
+        ``ReportError`` (one line, with the line number) for a file over ``max_bytes`` (default 512 MiB), a line
+        that is not strict JSON, or a record that is not an object of a known kind; with ``validate``, also for a
+        record its schema (``schemas/protocol/report.json``) refuses. ``OSError`` when the file cannot be read."""
+        limit = _MAX_REPORT_BYTES if max_bytes is None else max_bytes
+        try:
+            data = read_bounded(path, max_bytes=limit, context=_CONTEXT)
+        except Serialization:
+            raise ReportError(f"larger than the {limit} bytes a report may have") from None
+        validators = _record_validators() if validate else None
         header: Mapping[str, Any] = {}
         cases: list[Mapping[str, Any]] = []
         rules: list[Mapping[str, Any]] = []
         footer: Mapping[str, Any] | None = None
-        for line in data.decode("utf-8").splitlines():
+        for number, line in enumerate(data.split(b"\n"), start=1):
             if not line.strip():
                 continue
-            record = json.loads(line)
-            kind = record.get("record")
+            try:
+                record = loads_strict(line, context=_CONTEXT)
+            except Serialization as exc:
+                raise ReportError(f"line {number}: {exc.to_dict().get('message', 'not strict JSON')}") from None
+            if not isinstance(record, dict) or record.get("record") not in RECORD_KINDS:
+                kinds = ", ".join(RECORD_KINDS)
+                raise ReportError(f"line {number}: not a report record (an object whose record is one of {kinds})")
+            if validators is not None:
+                problem = next(iter(validators[record["record"]].iter_errors(record)), None)
+                if problem is not None:
+                    where = "".join(f"[{step!r}]" for step in problem.absolute_path)
+                    raise ReportError(f"line {number}: {record['record']} record{where}: {problem.message[:200]}")
+            kind = record["record"]
             if kind == "header":
                 header = record
             elif kind == "case":
                 cases.append(record)
             elif kind == "rule":
                 rules.append(record)
-            elif kind == "footer":
+            else:
                 footer = record
         return cls(header, cases, rules, footer)
 

@@ -9,7 +9,7 @@ from harness.protocol.operations import Level
 from harness.reports.jsonl import CaseRecord, Totals
 from harness.rules import RuleStatus, RuleTally
 
-__all__ = ["render_summary"]
+__all__ = ["render_summary", "rule_coverage_line"]
 
 #: Failures listed one by one; the rest are counted (the reports hold all of them).
 _LISTED_FAILURES = 12
@@ -20,6 +20,14 @@ _COLUMNS = (
     ("xfailed", ("xfailed",)),
     ("skipped", ("skipped",)),
 )
+
+
+def rule_coverage_line(counts: Mapping[str, int], exercised: int, reachable: int) -> str:
+    """The rule line of a run's summary: the share of reachable rules checked, then the rules per status."""
+    share = 100.0 * exercised / reachable if reachable else 0.0
+    return f"contract rules: {exercised}/{reachable} reachable rules checked ({share:.1f}%); " + ", ".join(
+        f"{counts.get(status.value, 0)} {status.value.replace('_', ' ')}" for status in RuleStatus
+    )
 
 
 def render_summary(
@@ -66,13 +74,7 @@ def render_summary(
     lines.append("-" * len(header))
     lines.append(row("total", totals.total()))
     if rules is not None and rules.cases:
-        counts = rules.counts()
-        exercised, reachable = rules.coverage()
-        share = 100.0 * exercised / reachable if reachable else 0.0
-        lines.append(
-            f"contract rules: {exercised}/{reachable} reachable rules checked ({share:.1f}%); "
-            + ", ".join(f"{counts[name]} {name.replace('_', ' ')}" for name in counts)
-        )
+        lines.append(rule_coverage_line(rules.counts(), *rules.coverage()))
         failed = [rule_id for rule_id, status in rules.statuses().items() if status == RuleStatus.FAILED]
         if failed:
             lines.append(

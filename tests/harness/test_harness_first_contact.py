@@ -33,8 +33,8 @@ def test_version_and_help_name_the_commands_defaults_and_exit_statuses() -> None
     proc = run_cli("--version", cwd=ROOT)
     assert proc.returncode == 0 and re.search(r"vnext-conformance \d+\.\d+", proc.stdout)
     top = run_cli("--help", cwd=ROOT).stdout
-    commands = ("run", "fuzz", "certificate", "list", "serve", "replay", "describe", "report", "build", "revalidate")
-    for command in (*commands, "hash"):
+    commands = ("run", "fuzz", "certificate", "list", "rules", "serve", "replay", "describe", "report", "build")
+    for command in (*commands, "revalidate", "hash"):
         assert re.search(rf"^\s+{command}\s", top, re.MULTILINE), command
     assert "3 backend unavailable" in top and ":ref:" not in top and "``" not in top
     run_help = run_cli("run", "--help", cwd=ROOT).stdout
@@ -55,6 +55,7 @@ def test_version_and_help_name_the_commands_defaults_and_exit_statuses() -> None
         ["list", "--case", "nope/none"],
         ["replay", "/nonexistent/bundle.json"],
         ["report", "/nonexistent/report.jsonl"],
+        ["rules", "--report", "/nonexistent/report.jsonl"],
         ["run", "--require", "everything"],
         ["run", "--max-fail", "-1"],
     ],

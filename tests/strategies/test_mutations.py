@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -10,14 +11,18 @@ from hypothesis import given
 from strategies.budget import BASES, base_scenario
 from strategies.mutation_cells import CI_CELLS
 from strategies.mutations import (
+    MUTATION_OPERATORS,
     Cell,
     cell_from_id,
     cells_of,
     expected_kind,
     format_path,
     json_paths,
+    kind_of,
     mutation_cells,
     mutations_at,
+    operator_cells,
+    operator_of,
     parse_path,
 )
 
@@ -92,3 +97,25 @@ def test_ci_cells_exist_and_are_distinct() -> None:
     for cell_id in CI_CELLS:
         mutated = cell_from_id(cell_id).scenario()
         assert json.dumps(mutated) != json.dumps(base_scenario(cell_id.split(":", 1)[0])), cell_id
+
+
+def test_operator_cells_are_the_first_cell_of_each_operator() -> None:
+    cells = operator_cells("plan_fixture")
+    assert list(cells) == list(MUTATION_OPERATORS)
+    table = list(cells_of("plan_fixture"))
+    document = base_scenario("plan_fixture")
+    for operator, cell in cells.items():
+        assert operator_of(kind_of(_at(document, cell.path)), cell.mutation) == operator
+        earlier = table[: table.index(cell)]
+        assert all(operator_of(kind_of(_at(document, other.path)), other.mutation) != operator for other in earlier), (
+            operator
+        )
+        assert cell_from_id(cell.id) == cell
+    assert operator_of("object", "drop:catalog") == "object:drop:<key>"
+    assert operator_of("object", "rekey:operation.x") == "object:rekey:<key>"
+
+
+def _at(document: Any, path: tuple[Any, ...]) -> Any:
+    for part in path:
+        document = document[part]
+    return document

@@ -11,7 +11,9 @@ import schemas
 from reference.documents.policy import policy_from_document, policy_to_document
 from reference.errors import VNextError
 from reference.policy.trust import policy_for_build
+from strategies.matrix import matrix_example
 from strategies.policy import (
+    HOSTILE_POLICY_OPERATORS,
     POLICY_OPERATORS,
     BoundaryPolicy,
     HostilePolicy,
@@ -19,6 +21,7 @@ from strategies.policy import (
     boundary_policies,
     hostile_policies,
     policy_documents,
+    policy_fields,
     policy_rejections,
 )
 
@@ -45,6 +48,27 @@ def test_boundary_policies_sit_at_the_recorded_margin(data: st.DataObject, need:
 
 @given(hostile_policies())
 def test_hostile_policies_meet_the_recorded_planner_outcome(hostile: HostilePolicy) -> None:
+    _meets_the_recorded_outcome(hostile)
+
+
+@pytest.mark.parametrize("hostility", list(HOSTILE_POLICY_OPERATORS))
+def test_each_hostility_from_given_fields(hostility: str) -> None:
+    """``hostilities`` picks the hostility; ``fields`` is the honest policy every declared one starts from (the
+    rejection matrix's cell: one deterministic draw)."""
+    honest = matrix_example(policy_fields(capacity=4096, reserve=128, reusable=False))
+    hostile = matrix_example(hostile_policies(hostilities=(hostility,), fields=honest))
+    assert hostile.hostility == hostility
+    _meets_the_recorded_outcome(hostile)
+    if hostile.document["kind"] == "declared" and hostility != "serialized_disagrees":
+        assert hostile.document["serialized"] == honest
+
+
+def test_an_unknown_hostility_is_a_value_error() -> None:
+    with pytest.raises(ValueError, match="unknown hostility"):
+        matrix_example(hostile_policies(hostilities=("no_such_hostility",)))
+
+
+def _meets_the_recorded_outcome(hostile: HostilePolicy) -> None:
     schemas.validate("policy/document.json", hostile.document)
     policy = policy_from_document(hostile.document)
     if hostile.expected_kind is None:
