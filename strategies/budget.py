@@ -9,7 +9,8 @@ mixed-gptq container binding included);
   ``resolved_fields`` document (so an invalid combination is the backend's to refuse);
 * ``with_device_memory``: the catalog device's ``total_memory_bytes``;
 * ``with_estimates``: every declared estimator's scratch / persistent bytes,
-  behaviour, or per-node scratch (``scratch_bytes_by_node``).
+  behaviour, or per-node scratch (``scratch_bytes_by_node``);
+* ``blocked_input_scenario``: ``plan_fixture`` with its input in a zero-fill padded blocked layout.
 
 Strategies draw :class:`BudgetCase` values (fitting or not: the reference decides),
 u64 edge cases (``EdgeCase``, the outcome is the reference's typed error or a plan),
@@ -22,20 +23,25 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 import orjson
 from hypothesis import strategies as st
 
 from reference.canonical import JsonValue
+from reference.catalog.tensor_contract import BlockedLayout
+from reference.documents.catalog import catalog_to_document
 from reference.documents.registry import ESTIMATE_BEHAVIORS
 from reference.ints import U64_MAX
+from seeds import catalogs
 from seeds import scenarios as seeds
 from strategies.cases import copy_json
 
 __all__ = [
     "BASES",
+    "BLOCKED_INPUT_LAYOUT",
+    "BLOCKED_INPUT_LAYOUT_CLASS",
     "BEHAVIOR_OUTCOMES",
     "EDGE_KINDS",
     "MULTI_NODE_BASES",
@@ -48,6 +54,7 @@ __all__ = [
     "Knobs",
     "align_up",
     "base_scenario",
+    "blocked_input_scenario",
     "budget_cases",
     "make_budget_case",
     "edge_cases",
@@ -243,6 +250,29 @@ def with_estimates(
         if scratch_by_node is not None:
             spec["scratch_bytes_by_node"] = dict(sorted(scratch_by_node.items()))
     return out
+
+
+#: The zero-fill blocked layout ``blocked_input_scenario`` gives ``value.input`` (``[4]`` f32 in blocks of 3:
+#: a padded grid of 6 elements, 24 bytes), and its layout class (05 §7.2: the padding kind, not its dimensions).
+BLOCKED_INPUT_LAYOUT: Final = {
+    "blocked": {"block": [3], "axis_order": [0], "padding": {"zero_fill": {"physical_dimensions": [6]}}}
+}
+BLOCKED_INPUT_LAYOUT_CLASS: Final = {"blocked": {"block": [3], "axis_order": [0], "padding": "zero_fill"}}
+
+
+def blocked_input_scenario() -> dict[str, Any]:
+    """``plan_fixture`` whose ``operation.main`` takes input 0 in ``blocked([3], [0])`` layout and whose
+    ``value.input`` binding is the zero-fill padded ``BLOCKED_INPUT_LAYOUT`` on 24 bytes of its resource."""
+    op = catalogs.operation()
+    inputs = (replace(op.inputs[0], layouts=(BlockedLayout((3,), (0,)),)), *op.inputs[1:])
+    catalog = catalogs.catalog_with_operation(replace(op, inputs=inputs))
+    scenario = base_scenario("plan_fixture")
+    scenario["catalog"] = catalog_to_document(catalog)
+    scenario["registry"] = catalogs.planning_document(catalog).to_wire()
+    (binding,) = (v for v in scenario["resolutions"][0]["values"] if v["value_id"] == "value.input")
+    binding["tensor"]["layout"] = copy.deepcopy(BLOCKED_INPUT_LAYOUT)
+    binding["storage"]["components"][0]["length_bytes"] = 24
+    return scenario
 
 
 # --------------------------------------------------------------------------- budget cases

@@ -6,7 +6,10 @@ the decode-time rule the edit breaks. ``decode_untrusted`` runs the typed parse 
 validating decoder (``MemoryPlan.validate``, the descriptor's ``new``, the pool's ``validate_local``,
 the reusable plan's ``validate_local``, the node's field decoders), so the wire is refused as
 ``Serialization`` before any rebuild comparison. ``reason`` is a fragment of the reference's message:
-it proves the cell breaks the rule it names, not an earlier one.
+it proves the cell breaks the rule it names, not an earlier one. A few cells (kind
+``invalid_execution_plan``) hold a value the decoder derives exactly as the contract does (a checkpoint
+growth rounded to the state's quantum and clamped, a tampered executable count): the decoder accepts them
+and only the rebuild comparison refuses them, so a decoder deriving another value answers ``Serialization``.
 
 The edits are ``strategies.json_edits`` edits (re-deriving a pool's id from its compatibility key is an
 ``apply``).
@@ -22,6 +25,13 @@ from typing import Any, Final
 from reference import api
 from reference.canonical import direct_bytes
 from reference.plan.memory.identities import pool_id_for
+from seeds.catalogs import (
+    catalog_with_capability_partitioned_storage,
+    contiguous_storage_profile,
+    paged_storage_profile,
+)
+from seeds.scenarios import plan_fixture_scenario
+from strategies.budget import with_policy
 from strategies.forged_wire import SERIALIZATION, PlanTarget, rehash_plan_json
 from strategies.forgery import reference_targets
 from strategies.json_edits import Edit, Step, apply_edits
@@ -65,18 +75,76 @@ def _reusable_policy(target: PlanTarget, name: str) -> PlanTarget:
     return PlanTarget(name, scenario, api.build_plan(scenario))
 
 
+def _checkpoint_policy(scenario: dict[str, Any], name: str, retained: int) -> PlanTarget:
+    """``scenario`` (a copy) whose policy retains up to ``retained`` checkpoint bytes per sequence."""
+    scenario = copy.deepcopy(scenario)
+    policy = scenario["policy"]
+    fields = (
+        {k: v for k, v in policy["wire"].items() if k != "fingerprint"}
+        if policy["kind"] == "resolved"
+        else policy["fields"]
+    )
+    fields["memory"]["checkpoint_capacity"] = {"maximum_retained_bytes": retained}
+    scenario["policy"] = {"kind": "resolved_fields", "fields": fields}
+    return PlanTarget(name, scenario, api.build_plan(scenario))
+
+
+def _paged_state_fixture() -> dict[str, Any]:
+    """``plan_fixture`` whose provider binds paged(4096) storage only, the policy ordering paged before
+    contiguous (capacity 1 MiB): the state (and the activations) live in a fixed-block arena of 4096-byte
+    blocks at alignment 16, so their physical allocation quantum is the block, not the alignment."""
+    catalog = catalog_with_capability_partitioned_storage(4096)
+    scenario = plan_fixture_scenario(
+        name="paged_state", catalog_value=catalog, preferred_provider="provider.operation.reference"
+    )
+    scenario = with_policy(scenario, capacity=1 << 20)
+    order = [paged_storage_profile(4096).to_wire(), contiguous_storage_profile().to_wire()]
+    scenario["policy"]["fields"]["memory"]["dynamic_storage_profile_order"] = order
+    return scenario
+
+
 @cache
 def wire_targets() -> dict[str, PlanTarget]:
-    """The base plans: the kill matrix targets and two plans with reusable execution memory."""
+    """The base plans: the kill matrix targets, two plans with reusable execution memory and three with a
+    checkpoint capacity (a cap that is not a multiple of the state's quantum, one past the dynamic capacity,
+    and a paged state)."""
     targets = {t.name: t for t in reference_targets()}
     targets["reusable_state_chain"] = _reusable_policy(targets["graph_state_chain"], "reusable_state_chain")
     targets["reusable_sequential"] = _reusable_policy(targets["sequential_scratch"], "reusable_sequential")
+    chain = targets["graph_state_chain"].scenario
+    targets["checkpoint_state_chain"] = _checkpoint_policy(chain, "checkpoint_state_chain", 4100)
+    targets["checkpoint_state_chain_unbounded"] = _checkpoint_policy(
+        chain, "checkpoint_state_chain_unbounded", _U64_MAX
+    )
+    targets["checkpoint_paged_state"] = _checkpoint_policy(_paged_state_fixture(), "checkpoint_paged_state", 10000)
     return targets
 
 
 def _rederive_pool_id(pool: Any) -> Any:
     """The pool with its id derived again from its compatibility key."""
     return {**pool, "pool_id": pool_id_for(pool["compatibility"]).value}
+
+
+def _grow_state_pool(growth: int) -> Any:
+    """An ``apply`` of the memory plan: its state pool's checkpoint growth set to ``growth`` and its maximum
+    resident bytes raised by it (05 §7.12: ``min(theoretical + reusable + growth, usable - static)``);
+    nothing else changes, as the decoder re-derives it."""
+
+    def grow(memory: Any) -> Any:
+        dynamic_capacity = memory["usable_capacity_bytes"] - memory["static_bytes"]
+        pools = []
+        for pool in memory["dynamic_pools"]:
+            if pool["compatibility"]["usage"] == "state":
+                ceiling = int(pool["theoretical_ceiling_bytes"]) + pool["reusable_workspace_ceiling_bytes"] + growth
+                provisioning = {**pool["provisioning"], "maximum_resident_bytes": min(ceiling, dynamic_capacity)}
+                fields = list(pool.items())
+                at = [key for key, _ in fields].index("provisioning")
+                fields.insert(at, ("checkpoint_growth_ceiling_bytes", growth))
+                pool = {**dict(fields), "provisioning": provisioning}
+            pools.append(pool)
+        return {**memory, "dynamic_pools": pools}
+
+    return grow
 
 
 def forged_wire(cell: WireCell) -> tuple[PlanTarget, bytes]:
@@ -102,6 +170,11 @@ _U64_MAX: Final = (1 << 64) - 1
 #: ``plan_fixture``'s scratch workspace, and the pool id of its compatibility key with usage ``binding``.
 _FIXTURE_SCRATCH: Final = "resource/scratch/sha256/156c9e0fd8841047d47063ba01ca00556f520b52929fcdd9dae642d580ed351e"
 _BINDING_POOL: Final = "dynamic-pool/sha256/dc893161c84e05ee0e46a265d100c23e684f8b00ce7a7104f540212d86eb5b37"
+#: ``plan_fixture``'s state pool.
+_STATE_POOL: Final = "dynamic-pool/sha256/769a2f421a62ddb2fb51ff238c1798841dd8c9e9fb0fdce9b62e56fd78a2ae48"
+#: A fixed-block arena of 16-byte blocks: a 16-byte row keeps its stride there.
+_BLOCK_16: Final = {"allocator": {"fixed_block_arena": {"block_bytes": 16}}, "view": "contiguous"}
+INVALID_PLAN: Final = "invalid_execution_plan"
 #: ``sequential_scratch``'s two scratch workspaces (one per node), ascending.
 _SEQUENTIAL_SCRATCH: Final = (
     "resource/scratch/sha256/2eac2ae82a833ff99adc7101ee75e9fac5b543305a5e53abde8fc24316c9c6f3",
@@ -139,6 +212,27 @@ WIRE_CELLS: Final[tuple[WireCell, ...]] = (
                              "resource.weight.0")),
     _c("memory_minimum_request_off_by_one", "plan_fixture", "05.7.11/stored_totals_derived",
        "dynamic minimum or theoretical ceiling is not core-derived", Edit((*_M, "minimum_request_bytes"), "add", 1)),
+    _c("memory_static_rows_reversed", "plan_fixture", "05.7.11/rows_strictly_ascending",
+       "memory plan resource rows are not canonical", Edit(_STATIC, "swap")),
+    _c("memory_static_row_two_instances", "plan_fixture", "05.7.11/static_row_stride_size",
+       "static resource `resource.weight.0` is duplicate or invalid", Edit((*_STATIC, 0, "instance_count"), "set", 2)),
+    _c("memory_static_value_row_in_a_block_arena", "plan_fixture", "05.7.11/static_value_row_profile",
+       "static resource `resource.weight.0` is duplicate or invalid",
+       Edit((*_STATIC, 0, "storage", "profile"), "set", _BLOCK_16)),
+    _c("memory_static_persistent_row_of_activations", "plan_fixture", "05.7.11/static_persistent_row",
+       "is duplicate or invalid", Edit((*_STATIC, 1, "usage"), "set", "activations")),
+    _c("memory_static_scratch_row", "plan_fixture", "05.7.11/scratch_binding_never_static",
+       "is duplicate or invalid", Edit((*_STATIC, 1, "kind"), "set", {"scratch": {"node_id": "node.main"}})),
+    _c("memory_liveness_mode_not_the_pools_summary", "plan_fixture", "05.7.11/liveness_summary_derived",
+       "global invocation liveness is not derived from per-pool evidence",
+       Edit((*_M, "invocation_liveness_mode"), "set", "conservative_concurrent")),
+    _c("memory_minimum_runnable_over_usable", "plan_fixture", "05.7.11/minimum_runnable_within_usable",
+       "dynamic minimum or theoretical ceiling is not core-derived",
+       Edit((*_M, "policy_capacity_bytes"), "set", 128 + 159), Edit((*_M, "usable_capacity_bytes"), "set", 159),
+       Edit((*_POOLS, 2, "provisioning", "maximum_resident_bytes"), "set", 159 - 48)),
+    _c("memory_ceiling_with_a_leading_zero", "plan_fixture", "05.7.8/canonical_u128",
+       "u128 evidence must be a canonical unsigned decimal string",
+       Edit((*_M, "theoretical_ceiling_bytes"), "set", "0384")),
     # DynamicResourceDescriptor::new (05 §7.7)
     _c("descriptor_instances_zero", "plan_fixture", "05.7.7/instances_at_least_one",
        "dynamic_descriptors[0]: invalid_execution_plan: reason='maximum active sequences protocol ceiling",
@@ -161,6 +255,31 @@ WIRE_CELLS: Final[tuple[WireCell, ...]] = (
        "unit variant `value` takes no content", Edit((*_DESC, _INPUT, "kind"), "set", {"value": {}})),
     _c("descriptor_initialization_unknown", "plan_fixture", "05.7.1/state_initialization_spellings",
        "unknown state initialization", Edit((*_DESC, _INPUT, "initialization"), "set", "ones")),
+    _c("descriptor_pool_id_of_another_pool", "plan_fixture", "05.7.7/descriptor_decoder_reruns_new",
+       "dynamic resource pool id is not core-derived from compatibility",
+       Edit((*_DESC, _INPUT, "pool_id"), "set", _STATE_POOL)),
+    _c("descriptor_pool_id_malformed", "plan_fixture", "05.7.8/pool_id_format",
+       "dynamic backing pool id must be dynamic-pool/sha256/<lowercase sha256>",
+       Edit((*_DESC, _INPUT, "pool_id"), "set", "dynamic-pool/sha256/" + "A" * 64)),
+    _c("descriptor_lifetime_plan", "plan_fixture", "05.7.7/lifetime_not_plan",
+       "invalid alignment or static lifetime", Edit((*_DESC, _INPUT, "lifetime"), "set", "plan")),
+    _c("descriptor_initialization_scratch_kind", "plan_fixture", "05.7.7/initialization_scratch_never_dynamic",
+       "kind, lifetime, usage, or element type is inconsistent",
+       Edit((*_DESC, _INPUT, "kind"), "set", "initialization_scratch")),
+    _c("descriptor_scratch_with_step_lifetime", "plan_fixture", "05.7.7/scratch_kind_consistency",
+       "kind, lifetime, usage, or element type is inconsistent",
+       Edit((*_DESC, {"base_resource_id": _FIXTURE_SCRATCH}, "lifetime"), "set", "step")),
+    _c("descriptor_binding_kind_with_scratch_usage", "plan_fixture", "05.7.7/binding_kind_consistency",
+       "kind, lifetime, usage, or element type is inconsistent",
+       Edit((*_DESC, {"base_resource_id": _FIXTURE_SCRATCH}, "kind"), "set", {"binding": {"node_id": "node.main"}})),
+    _c("descriptor_persistent_kind_of_activations", "plan_fixture", "05.7.7/persistent_kind_consistency",
+       "kind, lifetime, usage, or element type is inconsistent",
+       Edit((*_DESC, _INPUT, "kind"), "set", {"persistent": {"node_id": "node.main"}})),
+    _c("descriptor_demand_zero_bytes", "plan_fixture", "05.7.7/demand_valid",
+       "dynamic resource formula is zero, overflowing, or non-canonical",
+       Edit((*_DESC, _INPUT, "demand", "fixed", "bytes"), "set", 0)),
+    _c("descriptor_request_bytes_overflow_when_aligned", "plan_fixture", "05.7.7/request_sizes_evaluate",
+       "aligned byte count overflows u64", Edit((*_DESC, _INPUT, "demand", "fixed", "bytes"), "set", _U64_MAX)),
     # validate_dynamic_pools / DynamicBackingPoolSpec.validate_local (05 §7.8-§7.9)
     _c("pool_dropped", "plan_fixture", "05.7.11/pools_derived_from_descriptors",
        "dynamic backing pool count is not derived from descriptors", Edit(_POOLS, "drop", 0)),
@@ -250,6 +369,26 @@ WIRE_CELLS: Final[tuple[WireCell, ...]] = (
          for r in _SEQUENTIAL_SCRATCH),
        Edit((*_POOLS, 2, "invocation_liveness"), "set",
             [{"node_id": "node.first", "resource_ids": list(_SEQUENTIAL_SCRATCH)}])),
+    _c("pool_compatibility_version_2", "plan_fixture", "05.7.8/pool_key_wire_and_validation",
+       "dynamic pool compatibility key is invalid",
+       Edit((*_POOLS, 0, "compatibility", "version"), "set", {"major": 2, "minor": 0})),
+    _c("pool_members_descending", "plan_fixture", "05.7.8/pool_members_ascending",
+       "dynamic backing pool identity, membership, or bounds are invalid", Edit((*_POOLS, 0, "resource_ids"), "swap")),
+    _c("pool_growth_of_an_activation_pool", "plan_fixture", "05.7.8/growth_only_for_state_pools",
+       "dynamic backing pool identity, membership, or bounds are invalid",
+       Edit((*_POOLS, 0, "checkpoint_growth_ceiling_bytes"), "set", 16)),
+    # a decoded growth equal to the policy's cap rounded down to the state's quantum passes decoding; the plan
+    # then differs from its rebuild (the reference derives no checkpoint layout, D-05P-6): a decoder computing
+    # another growth refuses the wire at decoding instead (serialization)
+    WireCell("pool_growth_cap_rounded_down_to_the_alignment", "checkpoint_state_chain",
+             (Edit(_M, "apply", _grow_state_pool(4096)),), "05.7.12/growth_rounded_to_quantum",
+             "differs from a semantic rebuild", INVALID_PLAN),
+    WireCell("pool_growth_cap_rounded_down_to_the_block", "checkpoint_paged_state",
+             (Edit(_M, "apply", _grow_state_pool(8192)),), "05.7.2/physical_allocation_quantum",
+             "differs from a semantic rebuild", INVALID_PLAN),
+    WireCell("pool_growth_clamped_to_the_dynamic_capacity", "checkpoint_state_chain_unbounded",
+             (Edit(_M, "apply", _grow_state_pool(_U64_MAX - 15)),), "05.7.12/growth_raises_only_maximum_resident",
+             "differs from a semantic rebuild", INVALID_PLAN),
     # ReusableExecutionMemoryPlan (05 §7.14)
     _c("reusable_lanes_zero", "reusable_state_chain", "05.7.14/reusable_memory_wire",
        "invalid lane, executable, or bucket count", Edit((*_REUSE, "maximum_reusable_lanes"), "set", 0)),
@@ -277,6 +416,14 @@ WIRE_CELLS: Final[tuple[WireCell, ...]] = (
        "reusable pool workspace ceiling overflows",
        Edit((*_REUSE, "buckets", 0, "pool_budgets", 0, "step_bytes"), "set", 1 << 62),
        Edit((*_REUSE, "buckets", 1, "pool_budgets", 0, "step_bytes"), "set", 1 << 62)),
+    _c("reusable_executables_zero", "reusable_state_chain", "05.7.11/reusable_plan_locally_valid",
+       "invalid lane, executable, or bucket count", Edit((*_REUSE, "maximum_device_executables"), "set", 0)),
+    WireCell("reusable_executables_plus_one", "reusable_state_chain",
+             (Edit((*_REUSE, "maximum_device_executables"), "add", 1),), "05.7.14/executables_tamper_rejected",
+             "differs from a semantic rebuild", INVALID_PLAN),
+    # the execution weight plan (05 §10.7)
+    _c("weight_plan_unknown_field", "plan_fixture", "05.10.7/weight_plan_decode_deny_unknown",
+       "unknown field `extra` in ExecutionWeightPlan", Edit(("payload", "execution_weights", "extra"), "set", 1)),
     # node and payload fields (05 §9.1 step 4)
     _c("node_capability_not_a_string", "plan_fixture", "05.9.1/step4_typed_parse",
        "expected an identity string", Edit((*_NODE, "required_capabilities"), "set", [5])),

@@ -9,7 +9,8 @@ row counts do not depend on ``maximum_active_sequences`` while the ceiling grows
 linearly with it; scratch reuse takes the peak under a total order and the sum for
 independent nodes. The minimal capacity found by bisection with the backend equals
 the reference's, and one byte less is ``invalid_execution_plan``. u64/u32 edges end
-in the reference's typed error (or its plan), never in a crash.
+in the reference's typed error (or its plan), never in a crash. A zero-fill blocked
+layout is fingerprinted by its class, without its padded dimensions (05 §7.2).
 """
 
 from __future__ import annotations
@@ -26,18 +27,28 @@ from hypothesis import given, target
 from hypothesis import strategies as st
 
 from harness.bundles import Bundle
+from harness.cases import exercise
 from harness.plugin.counterexamples import CounterexampleRecorder
 from harness.protocol.operations import OPERATIONS
 from harness.under_test import BackendUnderTest
-from reference.api import InvalidExecutionPlan, MemoryPlan, VNextError, decode_untrusted, policy_from_document
+from reference.api import (
+    InvalidExecutionPlan,
+    MemoryPlan,
+    VNextError,
+    decode_untrusted,
+    fingerprint,
+    policy_from_document,
+)
 from reference.api import memory_invariants as inv
 from strategies.budget import (
     BASES,
+    BLOCKED_INPUT_LAYOUT_CLASS,
     EDGE_KINDS,
     SCRATCH_ORDER,
     BudgetCase,
     align_up,
     base_scenario,
+    blocked_input_scenario,
     budget_cases,
     edge_cases,
     scratch_cases,
@@ -221,7 +232,20 @@ INEQUALITIES: Final[Mapping[str, Callable[[Built, Inputs], None]]] = {
 }
 
 
+#: The value rules of 05 §7.15 an inequality checks on an accepted plan (I1, I2, I4, I5 and I9 are rejection
+#: rules: the scenario cells and the capacity gate's refusals check those).
+VALUE_RULES: Final[Mapping[str, tuple[str, ...]]] = {
+    "I3": ("05.7.15/i3_usable_is_capacity_minus_reserve",),
+    "I6": ("05.7.15/i6_minimum_runnable_is_sum",),
+    "I7": ("05.7.15/i7_pool_residency_bounds",),
+    "I8": ("05.7.15/i8_ceiling_is_evidence",),
+    "I10": ("05.7.15/i10_row_count_independent_of_mas",),
+    "I11": ("05.7.15/i11_instances_follow_mas",),
+}
+
+
 def _check(name: str, built: Built, scenario: Mapping[str, Any]) -> None:
+    exercise(*VALUE_RULES.get(name, ()))
     try:
         INEQUALITIES[name](built, Inputs.of(scenario))
     except InvalidExecutionPlan as exc:
@@ -286,12 +310,14 @@ def test_plan_fixture_worked_numbers(backend: BackendUnderTest) -> None:
     assert (m.usable_capacity_bytes, m.theoretical_ceiling_bytes) == (3840, 496)
 
 
+@pytest.mark.rules("05.7.15/i8_ceiling_is_evidence")
 def test_a_ceiling_over_usable_is_evidence_not_a_budget(backend: BackendUnderTest) -> None:
     """05 §7.16 / I8: policy(511) builds although its ceiling 384 exceeds usable 383."""
     m = _decode(backend.build_plan(SEEDS["plan_fixture_policy_511"]())).memory
     assert (m.usable_capacity_bytes, m.theoretical_ceiling_bytes) == (383, 384)
 
 
+@pytest.mark.rules("05.7.15/i8_ceiling_is_evidence")
 def test_a_ceiling_over_u64_round_trips(backend: BackendUnderTest) -> None:
     """I8: 16 bytes per token scratch with ``2^59`` scheduled tokens: the u128 ceiling
     ``48 + 3 * (16 + 16 + 16 + 2^63)`` exceeds ``u64::MAX`` and the plan still builds."""
@@ -301,10 +327,26 @@ def test_a_ceiling_over_u64_round_trips(backend: BackendUnderTest) -> None:
     assert (m.static_bytes, m.minimum_runnable_request_bytes) == (48, 32 + 16 + 16)
 
 
+@pytest.mark.rules("05.7.16/fixture_capacity_above_device_rejected", "05.7.15/i1_policy_capacity_within_device")
 def test_capacity_over_device_is_rejected(backend: BackendUnderTest) -> None:
     """I1 at build: policy capacity 1 MiB + 1 on a 1 MiB device."""
     with pytest.raises(InvalidExecutionPlan):
         backend.build_plan(with_policy(base_scenario("plan_fixture"), capacity=SEED_DEVICE + 1))
+
+
+# --------------------------------------------------------------------------- layout fingerprints
+
+
+@pytest.mark.rules("05.7.2/zero_fill_dimensions_not_hashed", "05.7.2/tensor_layout_class_fingerprint")
+def test_a_zero_fill_layout_is_fingerprinted_by_its_class(backend: BackendUnderTest, oracle: BackendUnderTest) -> None:
+    """05 §7.2: a resource's logical layout fingerprint is the set fingerprint of its bindings' layout classes;
+    a zero-fill blocked layout's class keeps block, axis order and the padding kind, not the padded grid."""
+    scenario = blocked_input_scenario()
+    wire = backend.build_plan(scenario)
+    assert wire == oracle.build_plan(scenario), "plan wire differs from the reference"
+    (row,) = (d for d in _decode(wire).memory.dynamic_descriptors if d.base_resource_id.value == "resource.input.0")
+    layout_set = sorted({fingerprint(BLOCKED_INPUT_LAYOUT_CLASS)})
+    assert row.storage.logical_layout_fingerprint == fingerprint(layout_set)
 
 
 # --------------------------------------------------------------------------- monotonicity
@@ -335,6 +377,7 @@ def test_acceptance_is_monotone_in_reserve(
 # --------------------------------------------------------------------------- sequences scaling
 
 
+@pytest.mark.rules("05.7.15/i10_row_count_independent_of_mas", "05.7.15/i11_instances_follow_mas")
 @given(pair=sequence_pairs())
 def test_minima_and_rows_do_not_scale_with_sequences_but_the_ceiling_does(
     backend: BackendUnderTest, pair: tuple[BudgetCase, BudgetCase]

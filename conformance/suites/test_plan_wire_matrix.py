@@ -6,7 +6,9 @@ descriptor rule, a pool's bounds, slots or liveness evidence, the reusable execu
 header), re-seals it with a correct ``plan_id`` and ``plan_hash`` and sends it to ``revalidate`` against the
 base scenario. The backend must refuse it with the reference's error on the kind and every pinned field
 (``contract_errors.pinned``); the reference's own answer must be the kind the cell names, and its message
-must carry the cell's reason, so a cell that an earlier check would refuse fails instead of passing.
+must carry the cell's reason, so a cell that an earlier check would refuse fails instead of passing. A cell
+of kind ``invalid_execution_plan`` holds a value the decoder must derive exactly as the reference does (the
+decoder accepts it, the rebuild comparison refuses it): a backend deriving another value refuses it earlier.
 """
 
 from __future__ import annotations

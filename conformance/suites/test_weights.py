@@ -44,6 +44,10 @@ DERIVED = "weight-materializer.test.derived-components"
 
 ACCEPTED = [
     pytest.param(seed_scenario("identity"), id="identity"),
+    pytest.param(
+        seed_scenario("identity_selected", weights=_selection(select="weight-materializer.identity")),
+        id="identity_selected_exactly",
+    ),
     pytest.param(seed_scenario("padded", weights=_selection("padded_dense", select=PADDED)), id="padded_dense"),
     pytest.param(
         seed_scenario(
@@ -127,6 +131,25 @@ def _sources(**changes: list[str]) -> dict[str, list[str]]:
     return {**sources, **changes}
 
 
+def _descriptor(**changes: Any) -> dict[str, Any]:
+    """The seed's derived-components descriptor document with ``changes``."""
+    return {**seed_materializer_document("derived_components")["descriptor"], **changes}
+
+
+def _registered_twice(descriptor: dict[str, Any]) -> dict[str, Any]:
+    """The derived-components selection whose registry lists a second entry with ``descriptor``."""
+    scenario = _derived()
+    entries = scenario["weights"]["registry"]["materializers"]
+    entries.append({**copy.deepcopy(entries[0]), "descriptor": descriptor})
+    return scenario
+
+
+def _unregistered() -> dict[str, Any]:
+    scenario = _derived()
+    scenario["weights"]["materializer_id"] = "weight-materializer.unknown"
+    return scenario
+
+
 def _catalog_descriptor_differs() -> dict[str, Any]:
     scenario = _derived()
     scenario["weights"]["augment_catalog"] = False
@@ -187,6 +210,48 @@ SELECTION_CELLS: dict[str, Any] = {
         "invalid_execution_plan",
         "differs from its capability catalog descriptor",
         ("05.10.4/select_descriptor_equals_catalog",),
+    ),
+    "descriptor_unknown_field": lambda: (
+        _derived(descriptor=_descriptor(extra=1)),
+        "serialization",
+        "unknown field `extra` in WeightMaterializerDescriptor",
+        ("05.10.2/descriptor_wire_deny_unknown",),
+    ),
+    "descriptor_fidelity_approximate": lambda: (
+        _derived(descriptor=_descriptor(fidelity="approximate")),
+        "invalid_execution_plan",
+        "is approximate and requires explicit numerical-quality approval",
+        ("05.10.1/fidelity_spellings", "05.10.4/select_exact_fidelity"),
+    ),
+    "descriptor_fidelity_misspelled": lambda: (
+        _derived(descriptor=_descriptor(fidelity="Exact")),
+        "serialization",
+        "unknown variant 'Exact'",
+        ("05.10.1/fidelity_spellings",),
+    ),
+    "registry_entry_version_major_zero": lambda: (
+        _derived(descriptor=_descriptor(version={"major": 0, "minor": 1})),
+        "invalid_execution_plan",
+        "has invalid version or implementation identity",
+        ("05.10.4/registry_entry_structure",),
+    ),
+    "registry_entry_registered_twice": lambda: (
+        _registered_twice(_descriptor()),
+        "invalid_execution_plan",
+        f"duplicate weight materializer `{DERIVED}`",
+        ("05.10.4/registry_duplicate_id",),
+    ),
+    "registry_entry_with_the_identity_id": lambda: (
+        _registered_twice(_descriptor(id="weight-materializer.identity")),
+        "invalid_execution_plan",
+        "duplicate weight materializer `weight-materializer.identity`",
+        ("05.10.4/registry_duplicate_id",),
+    ),
+    "selected_id_not_registered": lambda: (
+        _unregistered(),
+        "invalid_execution_plan",
+        "weight materializer `weight-materializer.unknown` is not registered",
+        ("05.10.4/select_unregistered",),
     ),
 }
 

@@ -107,14 +107,13 @@ def validate_alias_liveness(
             raise invalid_plan(  # rule: 05.4.2/aliased_state_rejected
                 f"state `{value}` cannot be overwritten through an exact alias"
             )
-        if (
-            source.usage is not BufferUsage.ACTIVATIONS
-            or last_consumers.get(value) != node_index
-            or value in program_outputs
-        ):
-            raise invalid_plan(  # rule: 05.4.2/aliased_input_final_consumer
-                f"value `{value}` is overwritten before its final consumer or is a program output"
-            )
+        refusal = f"value `{value}` is overwritten before its final consumer or is a program output"
+        if source.usage is not BufferUsage.ACTIVATIONS:
+            raise invalid_plan(refusal)  # rule: 05.4.2/aliased_input_activation_usage
+        if last_consumers.get(value) != node_index:
+            raise invalid_plan(refusal)  # rule: 05.4.2/aliased_input_final_consumer
+        if value in program_outputs:
+            raise invalid_plan(refusal)  # rule: 05.4.2/aliased_input_not_program_output
 
 
 @dataclass(frozen=True, slots=True)

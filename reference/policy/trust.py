@@ -113,13 +113,13 @@ def read_policy(policy: RuntimePolicy, *, with_fingerprint: bool = False) -> Pla
 
 def _check_limits(view: PlannerPolicyView) -> PlannerPolicyView:
     if view.maximum_active_sequences == 0:
-        raise InvalidExecutionPlan(  # rule: 04.9/step02_zero_active_sequences, 05.3/step02_zero_active_sequences
+        raise InvalidExecutionPlan(
             reason="runtime policy maximum_active_sequences must be non-zero"
-        )
+        )  # rule: 04.9/step02_zero_active_sequences, 05.3/step02_zero_active_sequences, 05.7.15/i9_scheduler_ceilings
     if view.maximum_scheduled_tokens == 0:
-        raise InvalidExecutionPlan(  # rule: 04.9/step03_zero_scheduled_tokens, 05.3/step03_zero_scheduled_tokens
+        raise InvalidExecutionPlan(
             reason="runtime policy maximum_scheduled_tokens must be non-zero"
-        )
+        )  # rule: 04.9/step03_zero_scheduled_tokens, 05.3/step03_zero_scheduled_tokens, 05.7.15/i9_scheduler_ceilings
     return view
 
 
@@ -133,15 +133,15 @@ def check_capacity_gate(view: PlannerPolicyView, device_total_memory_bytes: int)
     device = check_uint(device_total_memory_bytes, 64, "DeviceDescriptor.total_memory_bytes")
     capacity, reserve = view.memory_capacity_bytes, view.memory_reserve_bytes
     if capacity == 0:
-        raise InvalidExecutionPlan(  # rule: 05.3/step05_capacity_within_device
+        raise InvalidExecutionPlan(  # rule: 05.3/step05_capacity_nonzero, 05.7.15/i1_policy_capacity_within_device
             reason="runtime policy memory capacity must be non-zero"
         )
     if capacity > device:
-        raise InvalidExecutionPlan(  # rule: 05.3/step05_capacity_within_device
+        raise InvalidExecutionPlan(
             reason="runtime policy memory capacity exceeds the device memory"
-        )
+        )  # rule: 05.3/step05_capacity_within_device, 05.7.15/i1_policy_capacity_within_device
     if reserve >= capacity:
-        raise InvalidExecutionPlan(  # rule: 05.3/step05_capacity_within_device
+        raise InvalidExecutionPlan(  # rule: 05.3/step05_reserve_below_capacity, 05.7.15/i2_reserve_below_capacity
             reason="runtime policy memory reserve must be smaller than its capacity"
         )
     return view

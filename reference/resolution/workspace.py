@@ -30,7 +30,7 @@ def align_up(value: int, alignment: int) -> int:
     """``value`` rounded up to a non-zero power-of-two ``alignment`` (checked u64), else ``InvalidExecutionPlan``."""
     if not is_power_of_two(alignment):
         raise invalid_plan(f"alignment {alignment} is not a non-zero power of two")  # rule: 05.7.2/align_up_checked
-    return checked_align_up(  # rule: 04.0/align_up_overflow
+    return checked_align_up(  # rule: 04.0/align_up_overflow, 05.7.2/align_up_checked
         value, alignment, error=partial(invalid_plan, "aligned byte count overflows u64")
     )
 

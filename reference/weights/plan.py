@@ -167,7 +167,9 @@ class ExecutionWeightPlan:
     @classmethod
     def from_wire(cls, raw: Any, *, context: str = DECODE_CONTEXT, path: str = "$") -> ExecutionWeightPlan:
         """deny_unknown_fields; structural only (no validation), failures ``Serialization``."""
-        obj = WireObject(raw, EXECUTION_WEIGHT_PLAN_FIELDS, type_name="ExecutionWeightPlan", context=context, path=path)
+        obj = WireObject(  # rule when 01.3.6/decode_unknown_field: 05.10.7/weight_plan_decode_deny_unknown
+            raw, EXECUTION_WEIGHT_PLAN_FIELDS, type_name="ExecutionWeightPlan", context=context, path=path
+        )
         return cls(
             obj.string("source_schema_fingerprint"),
             obj.identity("materializer_id", WeightMaterializerId),

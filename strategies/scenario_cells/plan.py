@@ -1,8 +1,10 @@
 """Targeted scenario cells: plan checks (see ``strategies.scenario_cells``).
 
 Each cell passes the family, catalog and node-resolution checks (04 §9) and breaks one check that only the
-plan build (05 §3-§7) makes: the completion retention, the token work contract of a node (§4.6), the
-global storage aliasing and the semantic coverage of the program (§4.4-§4.5), the retained values (§7.10).
+plan build (05 §3-§7) makes: the capacity gate (§3 step 5), the completion retention, the token work contract
+of a node (§4.6), alias liveness (§4.2), the global storage aliasing and the semantic coverage of the program
+(§4.4-§4.5), the retained values (§7.10), the memory budget (§7.11, §7.15); and the seed's GraphFamily alias
+scenarios the sheet expects refused (§5.3).
 """
 
 from __future__ import annotations
@@ -412,6 +414,41 @@ def _token_scaled_step_state() -> dict[str, Any]:
 _THREE_EIGHTHS: Final = (1 << 62) + (1 << 61)
 
 
+def _declared_policy(**reported: int) -> dict[str, Any]:
+    """``plan_fixture`` under a declared custom policy whose ``validate`` passes and whose members report the
+    seed policy's values with ``reported`` changed: the build's capacity gate (05 §3 step 5) is the first
+    check that sees a capacity or reserve the resolved policy's own ``validate`` would refuse."""
+    scenario = base_scenario("plan_fixture")
+    fields = {key: value for key, value in scenario["policy"]["wire"].items() if key != "fingerprint"}
+    memory, admission = fields["memory"], fields["admission"]
+    values = {
+        "version": fields["version"],
+        "memory_capacity_bytes": memory["capacity_bytes"],
+        "memory_reserve_bytes": memory["reserve_bytes"],
+        "maximum_active_sequences": memory["maximum_active_sequences"],
+        "maximum_scheduled_tokens": admission["maximum_scheduled_tokens"],
+        "attention_execution_policy": fields["attention_execution"],
+        "execution_determinism_requirement": fields["execution_determinism"],
+        "dynamic_storage_profile_order": memory["dynamic_storage_profile_order"],
+        "reusable_execution_policy": fields["reusable_execution"],
+        "checkpoint_capacity_policy": memory.get("checkpoint_capacity"),
+        **reported,
+    }
+    scenario["policy"] = {"kind": "declared", "serialized": fields, "reported": values, "validate_error": None}
+    return scenario
+
+
+def _aliased_program_output() -> dict[str, Any]:
+    """The graph family's producer then exact-alias pair (the alias node overwrites the producer's output in
+    place, as its final consumer), the producer's output also listed as a program output."""
+    scenario = graph_scenario("alias_terminal_intermediate")
+    scenario["family"]["document"]["program"]["outputs"].append("value.intermediate")
+    return scenario
+
+
+_SEED_DEVICE: Final = 1 << 20
+
+
 CELLS: Final[tuple[ScenarioCell, ...]] = (
     ScenarioCell(
         "retained_value_not_a_node_output",
@@ -669,5 +706,75 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         INVALID_PLAN,
         "actual invocation shape exceeds its bounded resource formula",
         make=_token_scaled_step_state,
+    ),
+    ScenarioCell(
+        "policy_capacity_zero_at_the_capacity_gate",
+        "05.3/step05_capacity_nonzero",
+        INVALID_PLAN,
+        "runtime policy memory capacity must be non-zero",
+        make=lambda: _declared_policy(memory_capacity_bytes=0, memory_reserve_bytes=0),
+    ),
+    ScenarioCell(
+        "policy_reserve_equal_to_capacity_at_the_capacity_gate",
+        "05.3/step05_reserve_below_capacity",
+        INVALID_PLAN,
+        "runtime policy memory reserve must be smaller than its capacity",
+        make=lambda: _declared_policy(memory_reserve_bytes=4096),
+    ),
+    ScenarioCell(
+        "fixture_policy_capacity_one_byte_over_the_device",
+        "05.7.16/fixture_capacity_above_device_rejected",
+        INVALID_PLAN,
+        "runtime policy memory capacity exceeds the device memory",
+        make=lambda: with_policy(base_scenario("plan_fixture"), capacity=_SEED_DEVICE + 1),
+    ),
+    ScenarioCell(
+        "static_rows_over_usable_capacity",
+        "05.7.15/i4_static_within_usable",
+        INVALID_PLAN,
+        "dynamic capacity (static memory exceeds usable capacity) underflows",
+        make=lambda: with_policy(base_scenario("plan_fixture"), capacity=128 + 40, reserve=128),
+    ),
+    ScenarioCell(
+        "graph_alias_may_alias_partial_overlap",
+        "05.5.3/alias_may_partial_rejected",
+        INVALID_PLAN,
+        "output 0 partially aliases or aliases the wrong input",
+        make=lambda: graph_scenario("alias", "may_alias_partial"),
+    ),
+    ScenarioCell(
+        "graph_alias_may_alias_the_wrong_input",
+        "05.5.3/alias_may_wrong_input_rejected",
+        INVALID_PLAN,
+        "output 0 partially aliases or aliases the wrong input",
+        make=lambda: graph_scenario("alias", "may_alias_wrong_input"),
+    ),
+    ScenarioCell(
+        "graph_alias_must_alias_distinct_storage",
+        "05.5.3/alias_must_distinct_rejected",
+        INVALID_PLAN,
+        "output 0 does not exactly alias its declared input",
+        make=lambda: graph_scenario("alias", "must_alias_distinct"),
+    ),
+    ScenarioCell(
+        "graph_alias_late_consumer",
+        "05.5.3/alias_late_consumer_rejected",
+        INVALID_PLAN,
+        "value `value.input.0` is overwritten before its final consumer",
+        make=lambda: graph_scenario("alias_late_consumer"),
+    ),
+    ScenarioCell(
+        "graph_alias_terminal_intermediate",
+        "05.5.3/alias_terminal_intermediate",
+        INVALID_PLAN,
+        "resource `resource.graph.intermediate` has conflicting usage, dtype, lifetime or demand",
+        make=lambda: graph_scenario("alias_terminal_intermediate"),
+    ),
+    ScenarioCell(
+        "aliased_input_is_a_program_output",
+        "05.4.2/aliased_input_not_program_output",
+        INVALID_PLAN,
+        "value `value.intermediate` is overwritten before its final consumer or is a program output",
+        make=_aliased_program_output,
     ),
 )

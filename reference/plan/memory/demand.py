@@ -170,9 +170,9 @@ class DynamicResourceDemand(ABC):
         """Strict decode (unknown payload keys refused), then ``validate`` (failure -> ``Serialization``)."""
         demand = _decode_variant(raw, _DEMAND_VARIANTS, context=context, path=path)
         if not demand.is_valid():
-            raise Serialization(  # rule: 05.7.7/dynamic_demand_validate, 05.7.7/descriptor_decoder_reruns_new
+            raise Serialization(
                 context, f"{path}: dynamic resource formula is zero, overflowing, or non-canonical"
-            )
+            )  # rule: 05.7.7/dynamic_demand_validate, 05.7.7/descriptor_decoder_reruns_new, 05.7.7/demand_valid
         return demand
 
 

@@ -156,24 +156,32 @@ class DynamicResourceDescriptor:
         check_uint(alignment_bytes, 64, "alignment_bytes")
         check_uint(theoretical_maximum_instances, 32, "theoretical_maximum_instances")
         if theoretical_maximum_instances == 0:
-            raise invalid_plan(  # rule: 05.7.7/actual_sequences_bound_equals_instances, 05.7.7/alignment_power_of_two
+            raise invalid_plan(  # rule: 05.7.7/instances_at_least_one
                 "maximum active sequences protocol ceiling must be non-zero"
             )
-        if not is_power_of_two(alignment_bytes) or lifetime is AllocationLifetime.PLAN:
-            raise invalid_plan(  # rule: 05.7.7/lifetime_not_plan, 05.7.7/scratch_kind_consistency
-                "dynamic resource descriptor has invalid alignment or static lifetime"
-            )
+        layout = "dynamic resource descriptor has invalid alignment or static lifetime"
+        if not is_power_of_two(alignment_bytes):
+            raise invalid_plan(layout)  # rule: 05.7.7/alignment_power_of_two
+        if lifetime is AllocationLifetime.PLAN:
+            raise invalid_plan(layout)  # rule: 05.7.7/lifetime_not_plan
         if not _kind_is_consistent(kind, lifetime, usage, element_type):
-            raise invalid_plan(  # rule: 05.7.7/scratch_kind_consistency, 05.7.7/binding_kind_consistency
-                "dynamic resource kind, lifetime, usage, or element type is inconsistent"
-            )
+            inconsistent = "dynamic resource kind, lifetime, usage, or element type is inconsistent"
+            if kind.tag == "initialization_scratch":
+                raise invalid_plan(inconsistent)  # rule: 05.7.7/initialization_scratch_never_dynamic
+            if kind.tag == "scratch":
+                raise invalid_plan(inconsistent)  # rule: 05.7.7/scratch_kind_consistency
+            if kind.tag == "binding":
+                raise invalid_plan(inconsistent)  # rule: 05.7.7/binding_kind_consistency
+            if kind.tag == "persistent":
+                raise invalid_plan(inconsistent)  # rule: 05.7.7/persistent_kind_consistency
+            raise invalid_plan(inconsistent)  # rule: 05.7.7/value_kind_not_weights
         if initialization is StateInitialization.ZERO and not (
             kind.is_value and usage is BufferUsage.STATE and lifetime is AllocationLifetime.SEQUENCE
         ):
             raise invalid_plan(  # rule: 05.7.7/zero_init_sequence_state_only
                 "zero initialization requires semantic Sequence state backing"
             )
-        demand.validate()
+        demand.validate()  # rule when 05.7.7/dynamic_demand_validate: 05.7.7/demand_valid
         if isinstance(demand, ActualSequencesDemand) and demand.maximum_sequences != theoretical_maximum_instances:
             raise invalid_plan(  # rule: 05.7.7/actual_sequences_bound_equals_instances
                 "actual-sequence demand and descriptor instance ceilings differ"
@@ -192,7 +200,10 @@ class DynamicResourceDescriptor:
             initialization,
             theoretical_maximum_instances,
         )
-        _ = descriptor.minimum_request_bytes, descriptor.theoretical_maximum_request_bytes
+        _ = (  # rule when 04.0/align_up_overflow: 05.7.7/request_sizes_evaluate
+            descriptor.minimum_request_bytes,
+            descriptor.theoretical_maximum_request_bytes,
+        )
         return descriptor
 
     @cached_property
@@ -275,7 +286,9 @@ class DynamicResourceDescriptor:
         lifetime = AllocationLifetime.from_wire(obj.raw("lifetime"), context=context, path=obj.at("lifetime"))
         kind = AllocationKind.from_wire(obj.raw("kind"), context=context, path=obj.at("kind"))
         storage = DynamicStorageContract.from_wire(obj.raw("storage"), context=context, path=obj.at("storage"))
-        pool_id = obj.identity("pool_id", DynamicBackingPoolId)
+        pool_id = obj.identity(  # rule when 01.3.6/decode_invalid_identity: 05.7.8/pool_id_format
+            "pool_id", DynamicBackingPoolId
+        )
         init = initialization_from_wire(obj.raw("initialization"), context=context, path=obj.at("initialization"))
         instances = obj.u32("theoretical_maximum_instances")
         descriptor = decode_with(

@@ -149,7 +149,7 @@ class MemoryPlan:
         static_bytes = checked_sum(  # rule: 05.7.11/checked_totals
             (a.size_bytes for a in statics), error=partial(invalid_plan, "static memory total overflows")
         )
-        dynamic_capacity = checked_sub(  # rule: 05.7.11/dynamic_capacity_underflow
+        dynamic_capacity = checked_sub(  # rule: 05.7.11/dynamic_capacity_underflow, 05.7.15/i4_static_within_usable
             usable,
             static_bytes,
             error=partial(invalid_plan, "dynamic capacity (static memory exceeds usable capacity) underflows"),
@@ -302,9 +302,9 @@ class MemoryPlan:
         if self.reusable_execution is not None:
             self.reusable_execution.validate_local()
             reusable_ceilings = self.reusable_execution.pool_workspace_ceilings()
-        dynamic_capacity = checked_sub(  # rule: 05.7.11/stored_totals_derived
+        dynamic_capacity = checked_sub(
             self.usable_capacity_bytes, actual_static, error=partial(invalid_plan, "dynamic capacity underflows")
-        )
+        )  # rule: 05.7.11/stored_totals_derived, 05.7.15/i4_static_within_usable
         aggregates = validate_dynamic_pools(
             self.dynamic_pools, by_id, dynamic_capacity, reusable_ceilings, self.checkpoint_capacity
         )
@@ -325,6 +325,7 @@ class MemoryPlan:
             error=partial(invalid_plan, "minimum runnable request bytes overflows"),
         )
         theoretical = actual_static + aggregates.theoretical_ceiling_bytes + aggregates.reusable_workspace_ceiling_bytes
+        underived = "dynamic minimum or theoretical ceiling is not core-derived"
         if (
             aggregates.minimum_request_bytes != self.minimum_request_bytes
             or aggregates.minimum_sequence_bytes != self.minimum_sequence_bytes
@@ -333,11 +334,10 @@ class MemoryPlan:
             or minimum != self.minimum_runnable_request_bytes
             or theoretical > U128_MAX
             or theoretical != self.theoretical_ceiling_bytes
-            or actual_static + minimum > min(self.usable_capacity_bytes, U64_MAX)
         ):
-            raise invalid_plan(  # rule: 05.7.11/stored_totals_derived
-                "dynamic minimum or theoretical ceiling is not core-derived"
-            )
+            raise invalid_plan(underived)  # rule: 05.7.11/stored_totals_derived
+        if actual_static + minimum > min(self.usable_capacity_bytes, U64_MAX):
+            raise invalid_plan(underived)  # rule: 05.7.11/minimum_runnable_within_usable
 
     # -- wire ----------------------------------------------------------------------
     def to_wire(self) -> dict[str, Any]:
@@ -409,17 +409,9 @@ class MemoryPlan:
 
 
 def _check_static_row(allocation: ResourceAllocation, seen: set[ResourceId]) -> None:
-    kind = allocation.kind
-    if kind.tag == "value":
-        kind_ok = allocation.storage.profile == static_contiguous_profile()
-    elif kind.tag == "persistent":
-        kind_ok = (
-            allocation.usage is BufferUsage.PERSISTENT
-            and allocation.element_type is ElementType.U8
-            and allocation.storage.logical_layout_fingerprint == workspace_layout_fingerprint()
-        )
-    else:
-        kind_ok = kind.tag == "initialization_scratch"
+    invalid = f"static resource `{allocation.resource_id.value}` is duplicate or invalid"
+    if allocation.resource_id in seen:
+        raise invalid_plan(invalid)  # rule: 05.7.11/static_row_ids_unique
     stride_ok = False
     if allocation.per_instance_bytes > 0:
         try:
@@ -429,16 +421,23 @@ def _check_static_row(allocation: ResourceAllocation, seen: set[ResourceId]) -> 
         except VNextError:  # a non-power-of-two alignment or an overflow: the row is invalid
             stride_ok = False
     if (
-        allocation.resource_id in seen
-        or not stride_ok
+        not stride_ok
         or allocation.instance_count != 1
         or allocation.size_bytes != allocation.instance_stride_bytes
         or allocation.lifetime is not AllocationLifetime.PLAN
-        or not kind_ok
     ):
-        raise invalid_plan(  # rule: 05.7.11/static_row_ids_unique, 05.7.11/static_value_row_profile
-            f"static resource `{allocation.resource_id.value}` is duplicate or invalid"
-        )
+        raise invalid_plan(invalid)  # rule: 05.7.11/static_row_stride_size
+    kind = allocation.kind.tag
+    if kind == "value" and allocation.storage.profile != static_contiguous_profile():
+        raise invalid_plan(invalid)  # rule: 05.7.11/static_value_row_profile
+    if kind == "persistent" and not (
+        allocation.usage is BufferUsage.PERSISTENT
+        and allocation.element_type is ElementType.U8
+        and allocation.storage.logical_layout_fingerprint == workspace_layout_fingerprint()
+    ):
+        raise invalid_plan(invalid)  # rule: 05.7.11/static_persistent_row
+    if kind in ("scratch", "binding"):
+        raise invalid_plan(invalid)  # rule: 05.7.11/scratch_binding_never_static
     seen.add(allocation.resource_id)
 
 

@@ -308,19 +308,19 @@ class DynamicBackingPoolSpec:
         )
         members = [r for slot in self.step_resource_slots for r in slot.resource_ids]
         slot_keys = tuple(tuple(slot.resource_ids) for slot in self.step_resource_slots)
-        if (
-            self.pool_id != self.compatibility.pool_id()
-            or not self.resource_ids
-            or (self.checkpoint_growth_ceiling_bytes != 0 and self.compatibility.usage is not BufferUsage.STATE)
-            or not _strictly_ascending(self.resource_ids)
-            or minimum_resident != self.provisioning.minimum_resident_bytes
-            or self.provisioning.maximum_resident_bytes > combined
-            or not _strictly_ascending(slot_keys)
-            or len(set(members)) != len(members)
-        ):
-            raise invalid_plan(  # rule: 05.7.8/pool_id_derived, 05.7.8/pool_members_ascending
-                "dynamic backing pool identity, membership, or bounds are invalid"
-            )
+        invalid = "dynamic backing pool identity, membership, or bounds are invalid"
+        if self.pool_id != self.compatibility.pool_id():
+            raise invalid_plan(invalid)  # rule: 05.7.8/pool_id_derived
+        if not self.resource_ids or not _strictly_ascending(self.resource_ids):
+            raise invalid_plan(invalid)  # rule: 05.7.8/pool_members_ascending
+        if self.checkpoint_growth_ceiling_bytes != 0 and self.compatibility.usage is not BufferUsage.STATE:
+            raise invalid_plan(invalid)  # rule: 05.7.8/growth_only_for_state_pools
+        if minimum_resident != self.provisioning.minimum_resident_bytes:
+            raise invalid_plan(invalid)  # rule: 05.7.8/minimum_resident_is_sum
+        if self.provisioning.maximum_resident_bytes > combined:
+            raise invalid_plan(invalid)  # rule: 05.7.8/maximum_resident_within_ceiling
+        if not _strictly_ascending(slot_keys) or len(set(members)) != len(members):
+            raise invalid_plan(invalid)  # rule: 05.7.8/slots_ascending_members_unique
         if self.invocation_liveness_mode is InvocationLivenessMode.NO_INVOCATION_RESOURCES:
             if self.minimum_invocation_peak_bytes != 0 or self.invocation_liveness:
                 raise invalid_plan(  # rule: 05.7.8/liveness_mode_consistent

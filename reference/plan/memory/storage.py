@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 from reference.canonical import JsonValue, fingerprint, is_canonical_sha256
@@ -48,7 +47,6 @@ def physical_allocation_quantum_bytes(alignment: int, profile: DynamicStoragePro
     return alignment if block is None else max(block, alignment)
 
 
-@cache
 def static_contiguous_profile() -> DynamicStorageProfile:
     """``{allocator: linear_arena, view: contiguous}``: the profile of every static value row."""
     return DynamicStorageProfile.linear_contiguous()
@@ -84,7 +82,6 @@ def tensor_layout_fingerprint(layout: JsonValue) -> str:
     return fingerprint(_layout_class(layout, context), context=context)
 
 
-@cache
 def workspace_layout_fingerprint() -> str:
     """Canonical fingerprint of the JSON string ``"opaque_bytes_v1"``."""
     return fingerprint("opaque_bytes_v1", context="fingerprint workspace storage layout class")
