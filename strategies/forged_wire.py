@@ -18,7 +18,7 @@ from typing import Any, Final, Protocol
 from hypothesis import strategies as st
 
 from reference.canonical import JsonValue, canonical_bytes, direct_bytes, sha256_hex
-from strategies.cases import JsonPath, iter_paths, replaced
+from strategies.cases import JsonPath, get_at, iter_paths, replaced
 
 __all__ = [
     "INVALID_PLAN",
@@ -39,6 +39,7 @@ __all__ = [
     "rehash_plan_json",
     "seal",
     "with_raw",
+    "with_raw_bytes",
 ]
 
 MAX_WIRE: Final = 16 * 1024 * 1024
@@ -150,6 +151,21 @@ def with_raw(document: Any, path: JsonPath, text: str) -> bytes:
     marked = replaced(document, path, _SENTINEL)
     encoded = json.dumps(marked, ensure_ascii=False, separators=(",", ":"))
     return encoded.replace(json.dumps(_SENTINEL), text, 1).encode("utf-8")
+
+
+def with_raw_bytes(document: Any, replacements: Sequence[tuple[JsonPath, Callable[[Any], bytes]]]) -> bytes:
+    """Compact bytes (document key order) with the value at each path written as the raw bytes its function makes
+    of it (a duplicated member, ``-0``, ``NaN``, invalid UTF-8, ...); the paths must not nest."""
+    marked = document
+    for index, (path, _) in enumerate(replacements):
+        marked = replaced(marked, path, f"{_SENTINEL}{index}")
+    out = direct_bytes(marked)
+    for index, (path, text) in enumerate(replacements):
+        token = json.dumps(f"{_SENTINEL}{index}").encode()
+        if out.count(token) != 1:
+            raise ValueError(f"raw replacement {index} at {path!r} does not land once")
+        out = out.replace(token, text(get_at(document, path)), 1)
+    return out
 
 
 def pattern(path: JsonPath) -> tuple[str, ...]:
