@@ -21,6 +21,8 @@ from reference.canonical import JsonValue, canonical_bytes, direct_bytes, sha256
 from strategies.cases import JsonPath, get_at, iter_paths, replaced
 
 __all__ = [
+    "DECODE_CONTEXT",
+    "DECODE_CONTEXT_RULE",
     "INVALID_PLAN",
     "MAX_WIRE",
     "MISMATCH",
@@ -43,6 +45,10 @@ __all__ = [
 ]
 
 MAX_WIRE: Final = 16 * 1024 * 1024
+#: The context of every decode-stage ``Serialization`` of a plan wire (05 §1).
+DECODE_CONTEXT: Final = "decode untrusted execution plan"
+#: The rule a pinned decode context checks.
+DECODE_CONTEXT_RULE: Final = "05.1/decode_serialization_context"
 SERIALIZATION: Final = "serialization"
 INVALID_PLAN: Final = "invalid_execution_plan"
 MISMATCH: Final = "plan_hash_mismatch"
@@ -69,7 +75,8 @@ class PlanTarget:
 
 @dataclass(frozen=True, slots=True)
 class Forgery:
-    """``wire_bytes`` revalidated against ``scenario`` must fail with ``expected_kind`` because of ``rule``."""
+    """``wire_bytes`` revalidated against ``scenario`` must fail with ``expected_kind`` (and the pinned ``fields``)
+    because of ``rule``; ``rules`` are the catalogue rules that answer checks."""
 
     operator: str
     rule: str
@@ -79,6 +86,7 @@ class Forgery:
     target: str = ""
     detail: str = ""
     fields: Mapping[str, JsonValue] = field(default_factory=dict)
+    rules: tuple[str, ...] = ()
 
     def expected_error(self) -> dict[str, JsonValue]:
         """The error object a bundle expects (kind plus pinned fields)."""
@@ -195,7 +203,21 @@ class ForgeryOperator:
 
 
 def forgery(
-    operator: str, rule: str, kind: str, wire: bytes, target: PlanTarget, detail: str = "", **fields: JsonValue
+    operator: str,
+    rule: str,
+    kind: str,
+    wire: bytes,
+    target: PlanTarget,
+    detail: str = "",
+    *,
+    rules: Sequence[str] = (),
+    **fields: JsonValue,
 ) -> Forgery:
-    """The ``Forgery`` of ``target`` by ``operator``, pinning ``fields`` of the expected error."""
-    return Forgery(operator, rule, kind, wire, target.scenario, target.name, detail, fields)
+    """The ``Forgery`` of ``target`` by ``operator``, pinning ``fields`` of the expected error (a decode-stage
+    ``Serialization`` pins its context too) and checking the catalogue ``rules``."""
+    if kind == SERIALIZATION:
+        fields = {"context": DECODE_CONTEXT, **fields}
+        rules = (*rules, DECODE_CONTEXT_RULE)
+    return Forgery(
+        operator, rule, kind, wire, target.scenario, target.name, detail, fields, tuple(dict.fromkeys(rules))
+    )
