@@ -42,9 +42,9 @@ from strategies.forged_wire import (
 from strategies.forgery import reference_targets
 from strategies.json_edits import Edit, Step, apply_edits
 from strategies.policy import reusable_bucket
-from strategies.scenarios import graph_case
+from strategies.scenarios import chain_case, graph_case
 
-__all__ = ["WIRE_CELLS", "RawText", "WireCell", "forged_wire", "wire_targets"]
+__all__ = ["WIRE_CELLS", "RawText", "WireCell", "forged_wire", "oversized_plan_scenario", "wire_targets"]
 
 #: The raw JSON bytes written in place of the value at a path (the function gets that value).
 RawText = Callable[[Any], bytes]
@@ -110,6 +110,28 @@ def wire_targets() -> dict[str, PlanTarget]:
 def _rederive_pool_id(pool: Any) -> Any:
     """The pool with its id derived again from its compatibility key."""
     return {**pool, "pool_id": pool_id_for(pool["compatibility"]).value}
+
+
+def oversized_plan_scenario(rejected: int = 40, nodes: int = 28, capabilities: int = 100) -> dict[str, Any]:
+    """A chain whose plan wire is larger than the scenario by about ``rejected`` times: every node resolution
+    requires ``capabilities`` long capability ids that only the selected provider has, and ``rejected`` more
+    providers of the operation lack them all, so each node's selection evidence lists every one of them with
+    every missing capability (05 §6.3). The defaults write some 18.7 MB of plan (over the 16 MiB ``to_json``
+    cap) from a 0.6 MB scenario; two rejected providers write about 1 MB."""
+    scenario = chain_case(nodes).scenario
+    required = [f"capability.required.{index:04d}." + "x" * 135 for index in range(capabilities)]
+    for resolution in scenario["resolutions"]:
+        resolution["required_capabilities"] = sorted({*resolution.get("required_capabilities", []), *required})
+    catalog = scenario["catalog"]
+    catalog["device"]["capabilities"] = sorted({*catalog["device"]["capabilities"], *required})
+    for rows in catalog["providers"].values():
+        lacking = copy.deepcopy(rows[0])
+        rows[0]["capabilities"] = sorted({*rows[0]["capabilities"], *required})
+        rows.extend(
+            {**copy.deepcopy(lacking), "provider_id": f"provider.operation.lacking.{index:03d}"}
+            for index in range(rejected)
+        )
+    return scenario
 
 
 def forged_wire(cell: WireCell) -> tuple[PlanTarget, bytes]:

@@ -16,6 +16,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from conformance.corpus import plan_scenarios
+from conformance.suites.contract_errors import error_of
 from harness.bundles import Bundle
 from harness.cases import not_applicable
 from harness.plugin.counterexamples import CounterexampleRecorder
@@ -31,6 +32,7 @@ from reference.api import (
     loads_strict,
     sha256_hex,
 )
+from strategies.wire_invariants import oversized_plan_scenario
 
 MAX_WIRE = 16 * 1024 * 1024
 _SCENARIOS = plan_scenarios()
@@ -206,3 +208,17 @@ def test_the_size_is_checked_before_anything_is_parsed(
     with pytest.raises(Serialization) as info:
         backend.revalidate(s, other + b" " * (MAX_WIRE + 1 - len(other)))
     assert info.value.context == "decode untrusted execution plan"
+
+
+@pytest.mark.requires("build_plan")
+@pytest.mark.rules("01.3.6/to_json_size_cap", "05.8.3/to_json_size_limit")
+def test_a_plan_wire_over_16_mib_is_not_written(backend: BackendUnderTest, oracle: BackendUnderTest) -> None:
+    """The chain whose selection evidence grows with the rejected providers: 35 of them write a wire just
+    under the cap, 40 one over it, which ``to_json`` refuses."""
+    near = backend.build_plan(oversized_plan_scenario(rejected=35))
+    assert MAX_WIRE - 1024 * 1024 < len(near) <= MAX_WIRE, len(near)
+    over = oversized_plan_scenario(rejected=40)
+    want = error_of(lambda: oracle.build_plan(over))
+    assert want == {"kind": "serialization", "context": "serialize execution plan"}, want
+    got = error_of(lambda: backend.build_plan(over))
+    assert got == want, f"the backend answers {got}, the reference {want}"
