@@ -273,27 +273,47 @@ _BOM: Final = b"\xef\xbb\xbf"
 
 
 class _Reject(Exception):
-    """Internal: a hook found input serde_json would refuse."""
+    """Internal: a hook found input serde_json would refuse (one subclass per reason)."""
+
+
+class _MinusZero(_Reject):
+    """The integer literal ``-0`` (a float to serde_json)."""
+
+
+class _IntegerOutOfRange(_Reject):
+    """An integer literal outside [-2^63, 2^64-1] (a float to serde_json)."""
+
+
+class _FloatOutOfRange(_Reject):
+    """A number literal beyond the finite f64 range."""
+
+
+class _NonFinite(_Reject):
+    """A ``NaN``, ``Infinity`` or ``-Infinity`` literal."""
+
+
+class _DuplicateKey(_Reject):
+    """An object repeating a key."""
 
 
 def _parse_int(text: str) -> int:
     if text == "-0":
-        raise _Reject("-0 is a float in serde_json, not an integer")
+        raise _MinusZero("-0 is a float in serde_json, not an integer")
     value = int(text)
     if value > U64_MAX or value < I64_MIN:
-        raise _Reject(f"integer {text} is outside the u64/i64 range")
+        raise _IntegerOutOfRange(f"integer {text} is outside the u64/i64 range")
     return value
 
 
 def _parse_float(text: str) -> float:
     value = float(text)
     if value in (float("inf"), float("-inf")):
-        raise _Reject(f"number {text} is out of range")
+        raise _FloatOutOfRange(f"number {text} is out of range")
     return value
 
 
 def _parse_constant(text: str) -> Any:
-    raise _Reject(f"{text} is not JSON")
+    raise _NonFinite(f"{text} is not JSON")
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -302,7 +322,7 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                raise _Reject(f"duplicate key {key!r}")
+                raise _DuplicateKey(f"duplicate key {key!r}")
             seen.add(key)
     return out
 
@@ -367,8 +387,16 @@ def loads_strict(
         )
     try:
         value, end = _DECODER.raw_decode(text, _skip_ws(text, 0))
-    except _Reject as exc:
+    except _DuplicateKey as exc:
         raise Serialization(context, str(exc)) from None  # rule: 01.3.3/decode_duplicate_known_field
+    except _MinusZero as exc:
+        raise Serialization(context, str(exc)) from None  # rule: 01.3.3/decode_minus_zero_integer_field
+    except _IntegerOutOfRange as exc:
+        raise Serialization(context, str(exc)) from None  # rule: 01.3.3/decode_integer_out_of_range
+    except _NonFinite as exc:
+        raise Serialization(context, str(exc)) from None  # rule: 01.3.3/decode_nan_infinity
+    except _FloatOutOfRange as exc:
+        raise Serialization(context, str(exc)) from None  # rule: 05.9.1/step2_not_json
     except json.JSONDecodeError as exc:
         raise Serialization(  # rule: 05.9.1/step2_not_json, 01.3.3/decode_raw_control_in_string
             context, f"{exc.msg} at line {exc.lineno} column {exc.colno}"

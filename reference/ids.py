@@ -410,7 +410,7 @@ class PlanHash(Identity):
     @classmethod
     def _validate(cls, value: str) -> None:
         if not (len(value) == 64 and _HEX64.fullmatch(value)):
-            raise InvalidExecutionPlan(  # rule: 01.1.3/plan_hash_decode_rejects_non_canonical
+            raise InvalidExecutionPlan(  # rule: 01.1.3/plan_hash_decode_rejects_non_canonical, 05.8.1/plan_hash_canonical_on_decode  # noqa: E501
                 reason="plan hash must be a lowercase SHA256"
             )
 

@@ -270,7 +270,7 @@ def blocked_input_scenario() -> dict[str, Any]:
     scenario["catalog"] = catalog_to_document(catalog)
     scenario["registry"] = catalogs.planning_document(catalog).to_wire()
     (binding,) = (v for v in scenario["resolutions"][0]["values"] if v["value_id"] == "value.input")
-    binding["tensor"]["layout"] = copy.deepcopy(BLOCKED_INPUT_LAYOUT)
+    binding["tensor"]["layout"] = copy_json(BLOCKED_INPUT_LAYOUT)
     binding["storage"]["components"][0]["length_bytes"] = 24
     return scenario
 

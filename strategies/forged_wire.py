@@ -18,9 +18,11 @@ from typing import Any, Final, Protocol
 from hypothesis import strategies as st
 
 from reference.canonical import JsonValue, canonical_bytes, direct_bytes, sha256_hex
-from strategies.cases import JsonPath, iter_paths, replaced
+from strategies.cases import JsonPath, get_at, iter_paths, replaced
 
 __all__ = [
+    "DECODE_CONTEXT",
+    "DECODE_CONTEXT_RULE",
     "INVALID_PLAN",
     "MAX_WIRE",
     "MISMATCH",
@@ -39,9 +41,14 @@ __all__ = [
     "rehash_plan_json",
     "seal",
     "with_raw",
+    "with_raw_bytes",
 ]
 
 MAX_WIRE: Final = 16 * 1024 * 1024
+#: The context of every decode-stage ``Serialization`` of a plan wire (05 §1).
+DECODE_CONTEXT: Final = "decode untrusted execution plan"
+#: The rule a pinned decode context checks.
+DECODE_CONTEXT_RULE: Final = "05.1/decode_serialization_context"
 SERIALIZATION: Final = "serialization"
 INVALID_PLAN: Final = "invalid_execution_plan"
 MISMATCH: Final = "plan_hash_mismatch"
@@ -68,7 +75,8 @@ class PlanTarget:
 
 @dataclass(frozen=True, slots=True)
 class Forgery:
-    """``wire_bytes`` revalidated against ``scenario`` must fail with ``expected_kind`` because of ``rule``."""
+    """``wire_bytes`` revalidated against ``scenario`` must fail with ``expected_kind`` (and the pinned ``fields``)
+    because of ``rule``; ``rules`` are the catalogue rules that answer checks."""
 
     operator: str
     rule: str
@@ -78,6 +86,7 @@ class Forgery:
     target: str = ""
     detail: str = ""
     fields: Mapping[str, JsonValue] = field(default_factory=dict)
+    rules: tuple[str, ...] = ()
 
     def expected_error(self) -> dict[str, JsonValue]:
         """The error object a bundle expects (kind plus pinned fields)."""
@@ -152,6 +161,21 @@ def with_raw(document: Any, path: JsonPath, text: str) -> bytes:
     return encoded.replace(json.dumps(_SENTINEL), text, 1).encode("utf-8")
 
 
+def with_raw_bytes(document: Any, replacements: Sequence[tuple[JsonPath, Callable[[Any], bytes]]]) -> bytes:
+    """Compact bytes (document key order) with the value at each path written as the raw bytes its function makes
+    of it (a duplicated member, ``-0``, ``NaN``, invalid UTF-8, ...); the paths must not nest."""
+    marked = document
+    for index, (path, _) in enumerate(replacements):
+        marked = replaced(marked, path, f"{_SENTINEL}{index}")
+    out = direct_bytes(marked)
+    for index, (path, text) in enumerate(replacements):
+        token = json.dumps(f"{_SENTINEL}{index}").encode()
+        if out.count(token) != 1:
+            raise ValueError(f"raw replacement {index} at {path!r} does not land once")
+        out = out.replace(token, text(get_at(document, path)), 1)
+    return out
+
+
 def pattern(path: JsonPath) -> tuple[str, ...]:
     """``path`` with every array index written ``*``."""
     return tuple("*" if isinstance(step, int) else step for step in path)
@@ -179,7 +203,21 @@ class ForgeryOperator:
 
 
 def forgery(
-    operator: str, rule: str, kind: str, wire: bytes, target: PlanTarget, detail: str = "", **fields: JsonValue
+    operator: str,
+    rule: str,
+    kind: str,
+    wire: bytes,
+    target: PlanTarget,
+    detail: str = "",
+    *,
+    rules: Sequence[str] = (),
+    **fields: JsonValue,
 ) -> Forgery:
-    """The ``Forgery`` of ``target`` by ``operator``, pinning ``fields`` of the expected error."""
-    return Forgery(operator, rule, kind, wire, target.scenario, target.name, detail, fields)
+    """The ``Forgery`` of ``target`` by ``operator``, pinning ``fields`` of the expected error (a decode-stage
+    ``Serialization`` pins its context too) and checking the catalogue ``rules``."""
+    if kind == SERIALIZATION:
+        fields = {"context": DECODE_CONTEXT, **fields}
+        rules = (*rules, DECODE_CONTEXT_RULE)
+    return Forgery(
+        operator, rule, kind, wire, target.scenario, target.name, detail, fields, tuple(dict.fromkeys(rules))
+    )

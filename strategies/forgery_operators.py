@@ -55,6 +55,14 @@ SET_ARRAYS: Final = frozenset(
         ("payload", "memory", "invocation_liveness"),
     }
 )
+#: The set arrays among them (``BTreeSet``s): a reordered or repeated item is an unsorted set (05 §9.1 step 5).
+SET_VALUED: Final = frozenset(
+    {
+        ("payload", "quantization_formats"),
+        ("payload", "nodes", "*", "required_capabilities"),
+        ("payload", "memory", "dynamic_pools", "*", "resource_ids"),
+    }
+)
 #: Arrays the decoder keeps in wire order: reordering decodes, then differs from the rebuild (05 §9.2 step 3).
 ORDERED_ARRAYS: Final = frozenset(
     {
@@ -68,6 +76,44 @@ ORDERED_ARRAYS: Final = frozenset(
         ("payload", "execution_weights", "schema", "tensors", "*", "physical_layout", "composite", "parts"),
     }
 )
+
+
+#: Catalogue rules of a payload the rebuild comparison refuses (05 §9.2 step 3).
+PAYLOAD_DIFFERS: Final = ("01.3.6/revalidate_payload_differs", "05.9.2/revalidate_payload_differs")
+#: ... of a changed payload value (any hash: the payload comparison comes first), unsealed or re-sealed.
+UNSEALED_TAMPER: Final = (
+    *PAYLOAD_DIFFERS,
+    "05.9.5/payload_value_changed",
+    "05.9.2/revalidate_payload_before_hash",
+    "01.3.6/unrehashed_tamper_is_invalid_plan",
+)
+RESEALED_TAMPER: Final = (
+    *PAYLOAD_DIFFERS,
+    "05.9.5/payload_value_changed",
+    "05.9.2/revalidate_payload_before_hash",
+    "01.3.6/rehashed_tamper_is_invalid_plan",
+    "05.8.2/rehashed_forgery_still_rejected",
+)
+#: ... of a plan hash the decoder refuses (01 §1.3, 05 §8.1).
+NON_CANONICAL_HASH: Final = ("01.1.3/plan_hash_decode_rejects_non_canonical", "05.8.1/plan_hash_canonical_on_decode")
+#: ... of a non-canonical value the canonical round trip refuses (01 §5 rule 7).
+NON_CANONICAL: Final = "01.5/reserialization_rejects_non_canonical_value"
+_VERSION_EXTRA_KEY: Final = ("01.2/contract_version_extra_keys_rejected_in_reserialized_wires",)
+_DIFFERS_ON_ROUND_TRIP: Final = "01.3.6/decode_reserialization_differs"
+#: The replays by the input they change: another resolution set, or another retention or weight selection.
+REPLAY_RULES: Final = {
+    "resolutions": ("05.9.5/other_resolution_set",),
+    "registry": ("05.9.5/other_resolution_set",),
+    "preferred_provider": ("05.9.5/other_resolution_set",),
+    "completion_retention": ("05.9.2/revalidate_matching_variant",),
+    "weights": ("05.9.2/revalidate_matching_variant",),
+}
+
+
+def is_contract_version(raw: dict[str, Any], path: JsonPath) -> bool:
+    """Whether the object at ``path`` is a ``ContractVersion`` (not the plan schema header)."""
+    value = get_at(raw, path)
+    return isinstance(value, dict) and set(value) == {"major", "minor"} and path != ("payload", "schema")
 
 
 def _mutated_leaf(chooser: Chooser, value: Any) -> Any:
@@ -110,7 +156,8 @@ def _mutate_leaf(rehash: bool) -> Callable[[Chooser, PlanTarget], Forgery | None
             if kind == SERIALIZATION
             else "05 §9.2 step 3: a payload that differs from the semantic rebuild (checked before the hash)"
         )
-        return forgery(name, rule, kind, wire, target, _path_text(path))
+        rules = () if kind == SERIALIZATION else RESEALED_TAMPER if rehash else UNSEALED_TAMPER
+        return forgery(name, rule, kind, wire, target, _path_text(path), rules=rules)
 
     return forge
 
@@ -135,7 +182,16 @@ def _unknown_field(chooser: Chooser, target: PlanTarget) -> Forgery | None:
         if kind == SERIALIZATION
         else "05 §9.2 step 3: a map entry the semantic rebuild does not have"
     )
-    return forgery("unknown_field", rule, kind, wire, target, _path_text((*path, key)))
+    if kind == SERIALIZATION:
+        rules: tuple[str, ...] = (
+            "05.9.1/step5_round_trip_unknown_nested_key",
+            "01.5/reserialization_rejects_unknown_nested_key",
+            *(("05.8.1/plan_wire_unknown_top_level_key",) if not path else ()),
+            *(_VERSION_EXTRA_KEY if is_contract_version(raw, path) else ()),
+        )
+    else:
+        rules = (*PAYLOAD_DIFFERS, "05.9.5/payload_value_changed")
+    return forgery("unknown_field", rule, kind, wire, target, _path_text((*path, key)), rules=rules)
 
 
 def _integer_as_float(chooser: Chooser, target: PlanTarget) -> Forgery | None:
@@ -143,6 +199,7 @@ def _integer_as_float(chooser: Chooser, target: PlanTarget) -> Forgery | None:
     ints = [(p, v) for p, v in iter_paths(raw) if isinstance(v, int) and not isinstance(v, bool)]
     path, value = ints[chooser.below(len(ints))]
     text = pick(chooser, [f"{value}.0", f"{value}e0", f"{value}.00", f"{value}E+0"])
+    header = ("05.9.1/step2_header_numbers",) if path[:2] == ("payload", "schema") else ()
     return forgery(
         "integer_as_float",
         "05 §9.1 step 4: an integer field written as a float is not canonical",
@@ -150,6 +207,7 @@ def _integer_as_float(chooser: Chooser, target: PlanTarget) -> Forgery | None:
         with_raw(raw, path, text),
         target,
         _path_text(path),
+        rules=("05.9.1/step5_round_trip_float_number", NON_CANONICAL, *header),
     )
 
 
@@ -167,6 +225,7 @@ def _u128_respelled(chooser: Chooser, target: PlanTarget) -> Forgery | None:
         with_raw(raw, path, text),
         target,
         _path_text(path),
+        rules=("05.9.1/step5_round_trip_non_canonical_u128", NON_CANONICAL),
     )
 
 
@@ -187,7 +246,13 @@ def _reorder(table: frozenset[tuple[str, ...]], name: str, rule: str, kind: str)
         reordered = value[shift:] + value[:shift]
         if reordered == value:
             reordered = list(reversed(value))
-        return forgery(name, rule, kind, seal(replaced(raw, path, reordered), True), target, _path_text(path))
+        if kind == SERIALIZATION:
+            unsorted = ("05.9.1/step5_round_trip_unsorted_set_array",) if pattern(path) in SET_VALUED else ()
+            rules: tuple[str, ...] = (*unsorted, NON_CANONICAL)
+        else:
+            rules = RESEALED_TAMPER
+        wire = seal(replaced(raw, path, reordered), True)
+        return forgery(name, rule, kind, wire, target, _path_text(path), rules=rules)
 
     return ForgeryOperator(name, rule, forge)
 
@@ -206,6 +271,11 @@ def _drop_null(chooser: Chooser, target: PlanTarget) -> Forgery | None:
         seal(forged, chooser.below(2) == 1),
         target,
         _path_text(path),
+        rules=(
+            "05.9.1/step5_round_trip_omitted_option_key",
+            "01.5/reserialization_rejects_omitted_option",
+            "01.3.6/decode_reserialization_differs",
+        ),
     )
 
 
@@ -225,6 +295,7 @@ def _default_growth(chooser: Chooser, target: PlanTarget) -> Forgery | None:
         seal(forged, chooser.below(2) == 1),
         target,
         _path_text(path),
+        rules=("05.9.1/step5_round_trip_explicit_skipped_default", NON_CANONICAL, _DIFFERS_ON_ROUND_TRIP),
     )
 
 
@@ -251,6 +322,12 @@ def _schema_version(chooser: Chooser, target: PlanTarget) -> Forgery | None:
         seal(raw, chooser.below(2) == 1),
         target,
         f"{major}.{minor}",
+        rules=(
+            "05.9.1/step3_unsupported_schema",
+            "01.3.6/decode_schema_mismatch",
+            "05.9.5/schema_tamper_even_after_rehash",
+            "01.2/plan_schema_exact_equality",
+        ),
         expected_major=8,
         expected_minor=1,
         actual_major=major,
@@ -269,6 +346,7 @@ def _schema_out_of_range(chooser: Chooser, target: PlanTarget) -> Forgery | None
         seal(raw, chooser.below(2) == 1),
         target,
         name,
+        rules=("05.9.1/step2_header_numbers",),
     )
 
 
@@ -291,6 +369,7 @@ def _hash_case(chooser: Chooser, target: PlanTarget) -> Forgery | None:
         direct_bytes(raw),
         target,
         forged,
+        rules=NON_CANONICAL_HASH,
     )
 
 
@@ -308,6 +387,13 @@ def _hash_other_hex(chooser: Chooser, target: PlanTarget) -> Forgery | None:
         direct_bytes(raw),
         target,
         forged,
+        rules=(
+            "05.9.5/plan_hash_only_changed",
+            "01.3.6/only_plan_hash_changed",
+            "01.3.6/revalidate_plan_hash_mismatch",
+            "05.9.2/revalidate_hash_mismatch",
+            "05.9.1/decode_ignores_hash_and_plan_id",
+        ),
         expected=digest,
         actual=forged,
     )
@@ -328,6 +414,7 @@ def _hash_truncated(chooser: Chooser, target: PlanTarget) -> Forgery | None:
         direct_bytes(raw),
         target,
         repr(forged),
+        rules=NON_CANONICAL_HASH,
     )
 
 
@@ -345,6 +432,12 @@ def _plan_id(chooser: Chooser, target: PlanTarget) -> Forgery | None:
         direct_bytes(raw),
         target,
         other,
+        rules=(
+            *PAYLOAD_DIFFERS,
+            "01.3.6/only_plan_id_changed",
+            "05.9.5/plan_id_only_changed",
+            "05.9.1/decode_ignores_hash_and_plan_id",
+        ),
     )
 
 
@@ -362,6 +455,7 @@ def _replay(chooser: Chooser, target: PlanTarget) -> Forgery | None:
                 change.scenario,
                 target.name,
                 f"{change.operator} ({change.input})",
+                rules=REPLAY_RULES.get(change.operator, ()),
             )
     return None
 

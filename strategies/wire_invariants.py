@@ -1,23 +1,31 @@
-"""Re-sealed plan wires that each break one decode-time invariant (05 §7, §9.1 step 4, §9.5).
+"""Re-sealed plan wires that each break one invariant of the plan wire's decoding or revalidation (01 §3.3,
+§3.6, §5; 05 §7, §9).
 
 Every cell edits one place of the plan wire the reference built for a base scenario, re-seals it
 (``rehash_plan_json``: a correct ``plan_id`` and ``plan_hash``, so neither hides the edit) and names
-the decode-time rule the edit breaks. ``decode_untrusted`` runs the typed parse with every nested
-validating decoder (``MemoryPlan.validate``, the descriptor's ``new``, the pool's ``validate_local``,
-the reusable plan's ``validate_local``, the node's field decoders), so the wire is refused as
-``Serialization`` before any rebuild comparison. ``reason`` is a fragment of the reference's message:
-it proves the cell breaks the rule it names, not an earlier one. A few cells (kind
-``invalid_execution_plan``) hold a value the decoder derives exactly as the contract does (a checkpoint
-growth rounded to the state's quantum and clamped, a tampered executable count): the decoder accepts them
-and only the rebuild comparison refuses them, so a decoder deriving another value answers ``Serialization``.
+the rule the edit breaks. Most cells break a decode-time invariant: ``decode_untrusted`` runs the strict
+JSON reader, the header and schema checks, the typed parse with every nested validating decoder
+(``MemoryPlan.validate``, the descriptor's ``new``, the pool's ``validate_local``, the reusable plan's
+``validate_local``, the node's field decoders) and the canonical round trip, so the wire is refused as
+``Serialization`` (or ``UnsupportedPlanSchema``) before any rebuild comparison. The others reach
+revalidation: a payload or hash that differs from the semantic rebuild, or a wire replayed against other
+trusted inputs (``against``: another base's scenario; ``scenario_edits``: the base scenario changed), where
+the rebuild itself may fail. ``reason`` is a fragment of the reference's message: it proves the cell breaks
+the rule it names, not an earlier one; ``also`` names the further catalogue rules the same answer checks.
+Some of the cells of kind ``invalid_execution_plan`` that are not replayed hold a value the decoder derives
+exactly as the contract does (a checkpoint growth rounded to the state's quantum and clamped, a tampered
+executable count): the decoder accepts them and only the rebuild comparison refuses them, so a decoder
+deriving another value answers ``Serialization``.
 
 The edits are ``strategies.json_edits`` edits (re-deriving a pool's id from its compatibility key is an
-``apply``).
+``apply``); ``raw`` writes raw JSON bytes at a path after sealing (what no JSON value spells: a repeated key,
+``-0``, ``NaN``, a lone surrogate escape, invalid UTF-8, an integral float).
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Final
@@ -32,17 +40,32 @@ from seeds.catalogs import (
 )
 from seeds.scenarios import plan_fixture_scenario
 from strategies.budget import with_policy
-from strategies.forged_wire import SERIALIZATION, PlanTarget, rehash_plan_json
+from strategies.cases import JsonPath
+from strategies.forged_wire import (
+    INVALID_PLAN,
+    MISMATCH,
+    SERIALIZATION,
+    UNSUPPORTED,
+    PlanTarget,
+    rehash_plan_json,
+    with_raw_bytes,
+)
 from strategies.forgery import reference_targets
 from strategies.json_edits import Edit, Step, apply_edits
 from strategies.policy import reusable_bucket
+from strategies.scenarios import chain_case, graph_case
 
-__all__ = ["WIRE_CELLS", "WireCell", "forged_wire", "wire_targets"]
+__all__ = ["WIRE_CELLS", "RawText", "WireCell", "forged_wire", "oversized_plan_scenario", "wire_targets"]
+
+#: The raw JSON bytes written in place of the value at a path (the function gets that value).
+RawText = Callable[[Any], bytes]
 
 
 @dataclass(frozen=True, slots=True)
 class WireCell:
-    """Every edit applied to the ``target`` wire, re-sealed, must be refused with ``kind`` because of ``rule``."""
+    """The ``target`` wire with every edit applied (re-sealed unless ``reseal`` is false, then ``raw`` written),
+    revalidated against the target's scenario (or ``against``'s, changed by ``scenario_edits``), must be refused
+    with ``kind`` because of ``rule``; ``also``: further catalogue rules that refusal checks."""
 
     name: str
     target: str
@@ -51,10 +74,19 @@ class WireCell:
     reason: str
     kind: str = SERIALIZATION
     reseal: bool = True
+    raw: tuple[tuple[JsonPath, RawText], ...] = ()
+    against: str | None = None
+    scenario_edits: tuple[Edit, ...] = ()
+    also: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if not self.edits:
+        if not (self.edits or self.raw or self.against or self.scenario_edits):
             raise ValueError(f"{self.name}: no edit")
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        """``rule`` and ``also``."""
+        return (self.rule, *self.also)
 
 
 def _reusable_policy(target: PlanTarget, name: str) -> PlanTarget:
@@ -117,6 +149,8 @@ def wire_targets() -> dict[str, PlanTarget]:
         chain, "checkpoint_state_chain_unbounded", _U64_MAX
     )
     targets["checkpoint_paged_state"] = _checkpoint_policy(_paged_state_fixture(), "checkpoint_paged_state", 10000)
+    alias = graph_case("alias", "must_alias_exact").scenario
+    targets["graph_alias"] = PlanTarget("graph_alias", alias, api.build_plan(alias))
     return targets
 
 
@@ -147,11 +181,40 @@ def _grow_state_pool(growth: int) -> Any:
     return grow
 
 
+def oversized_plan_scenario(rejected: int = 40, nodes: int = 28, capabilities: int = 100) -> dict[str, Any]:
+    """A chain whose plan wire is larger than the scenario by about ``rejected`` times: every node resolution
+    requires ``capabilities`` long capability ids that only the selected provider has, and ``rejected`` more
+    providers of the operation lack them all, so each node's selection evidence lists every one of them with
+    every missing capability (05 §6.3). The defaults write some 18.7 MB of plan (over the 16 MiB ``to_json``
+    cap) from a 0.6 MB scenario; two rejected providers write about 1 MB."""
+    scenario = chain_case(nodes).scenario
+    required = [f"capability.required.{index:04d}." + "x" * 135 for index in range(capabilities)]
+    for resolution in scenario["resolutions"]:
+        resolution["required_capabilities"] = sorted({*resolution.get("required_capabilities", []), *required})
+    catalog = scenario["catalog"]
+    catalog["device"]["capabilities"] = sorted({*catalog["device"]["capabilities"], *required})
+    for rows in catalog["providers"].values():
+        lacking = copy.deepcopy(rows[0])
+        rows[0]["capabilities"] = sorted({*rows[0]["capabilities"], *required})
+        rows.extend(
+            {**copy.deepcopy(lacking), "provider_id": f"provider.operation.lacking.{index:03d}"}
+            for index in range(rejected)
+        )
+    return scenario
+
+
 def forged_wire(cell: WireCell) -> tuple[PlanTarget, bytes]:
-    """The base target and the edited (and, unless told otherwise, re-sealed) wire bytes of ``cell``."""
-    target = wire_targets()[cell.target]
+    """The base target (its scenario the one ``cell`` revalidates against) and the edited (and, unless told
+    otherwise, re-sealed) wire bytes of ``cell``."""
+    targets = wire_targets()
+    target = targets[cell.target]
     forged = apply_edits(target.raw(), cell.edits)
-    return target, direct_bytes(rehash_plan_json(forged) if cell.reseal else forged)
+    sealed = rehash_plan_json(forged) if cell.reseal else forged
+    wire = with_raw_bytes(sealed, cell.raw) if cell.raw else direct_bytes(sealed)
+    if cell.against is None and not cell.scenario_edits:
+        return target, wire
+    scenario = targets[cell.against].scenario if cell.against is not None else target.scenario
+    return PlanTarget(target.name, apply_edits(scenario, cell.scenario_edits), target.wire), wire
 
 
 # --------------------------------------------------------------------------- the table
@@ -165,6 +228,15 @@ _NODE: Final = ("payload", "nodes", 0)
 _INPUT: Final = {"base_resource_id": "resource.input.0"}
 _STATE: Final = {"resource_ids": ["resource.graph.state"]}
 _FOREIGN_ROW: Final = {"node_id": "node.main", "resource_ids": ["resource.input.0"]}
+_WEIGHT_VALUE: Final = (*_NODE, "values", {"value_id": "value.weight"})
+_NOTE: Final = (*_NODE, "attributes", "attribute.note")
+_SCHEMA: Final = ("payload", "schema")
+_TOKENS: Final = ("payload", "maximum_scheduled_tokens")
+_PAGED_4096: Final = {
+    "allocator": {"fixed_block_arena": {"block_bytes": 4096}},
+    "view": {"paged_regions": {"block_bytes": 4096}},
+}
+_DIFFERS: Final = "untrusted plan differs from a semantic rebuild"
 _BIG: Final = 1 << 63
 _U64_MAX: Final = (1 << 64) - 1
 #: ``plan_fixture``'s scratch workspace, and the pool id of its compatibility key with usage ``binding``.
@@ -174,7 +246,6 @@ _BINDING_POOL: Final = "dynamic-pool/sha256/dc893161c84e05ee0e46a265d100c23e684f
 _STATE_POOL: Final = "dynamic-pool/sha256/769a2f421a62ddb2fb51ff238c1798841dd8c9e9fb0fdce9b62e56fd78a2ae48"
 #: A fixed-block arena of 16-byte blocks: a 16-byte row keeps its stride there.
 _BLOCK_16: Final = {"allocator": {"fixed_block_arena": {"block_bytes": 16}}, "view": "contiguous"}
-INVALID_PLAN: Final = "invalid_execution_plan"
 #: ``sequential_scratch``'s two scratch workspaces (one per node), ascending.
 _SEQUENTIAL_SCRATCH: Final = (
     "resource/scratch/sha256/2eac2ae82a833ff99adc7101ee75e9fac5b543305a5e53abde8fc24316c9c6f3",
@@ -182,8 +253,76 @@ _SEQUENTIAL_SCRATCH: Final = (
 )
 
 
-def _c(name: str, target: str, rule: str, reason: str, *edits: Edit, reseal: bool = True) -> WireCell:
-    return WireCell(name, target, edits, rule, reason, reseal=reseal)
+def _c(
+    name: str,
+    target: str,
+    rule: str,
+    reason: str,
+    *edits: Edit,
+    kind: str = SERIALIZATION,
+    reseal: bool = True,
+    raw: tuple[tuple[JsonPath, RawText], ...] = (),
+    against: str | None = None,
+    scenario_edits: tuple[Edit, ...] = (),
+    also: tuple[str, ...] = (),
+) -> WireCell:
+    return WireCell(name, target, edits, rule, reason, kind, reseal, raw, against, scenario_edits, also)
+
+
+def _text(text: str | bytes) -> RawText:
+    """These raw bytes, whatever the value."""
+    data = text.encode("utf-8") if isinstance(text, str) else text
+
+    def write(_value: Any) -> bytes:
+        return data
+
+    return write
+
+
+def _repeated(key: str) -> RawText:
+    """The object with its member ``key`` written twice in a row, the same value both times."""
+
+    def write(value: Any) -> bytes:
+        members: list[bytes] = []
+        for name, item in value.items():
+            member = direct_bytes(name) + b":" + direct_bytes(item)
+            members.extend([member, member] if name == key else [member])
+        return b"{" + b",".join(members) + b"}"
+
+    return write
+
+
+def _integral_float(value: Any) -> bytes:
+    """The integer written as a float (``4096.0``)."""
+    return f"{value}.0".encode()
+
+
+def _leading_zero(value: Any) -> Any:
+    return "0" + value
+
+
+def _uppercase(value: Any) -> Any:
+    return value.upper()
+
+
+def _truncated(value: Any) -> Any:
+    return value[:63]
+
+
+def _policy_memory(**changes: Any) -> Callable[[Any], Any]:
+    """A scenario policy section as ``resolved_fields`` with its memory fields changed."""
+
+    def change(policy: Any) -> Any:
+        fields = (
+            {k: v for k, v in policy["wire"].items() if k != "fingerprint"}
+            if policy["kind"] == "resolved"
+            else policy["fields"]
+        )
+        fields = copy.deepcopy(fields)
+        fields["memory"].update(changes)
+        return {"kind": "resolved_fields", "fields": fields}
+
+    return change
 
 
 def _sized(path: tuple[Step, ...], size: int) -> tuple[Edit, ...]:
@@ -193,7 +332,12 @@ def _sized(path: tuple[Step, ...], size: int) -> tuple[Edit, ...]:
     )
 
 
-#: Every cell, in a fixed order (05 §7.7-§7.14 rows as the decoder checks them, then §9.1 node fields).
+_OVER_DEVICE: Final = (Edit(("policy",), "apply", _policy_memory(capacity_bytes=2 << 20)),)
+_NO_SEQUENCES: Final = (Edit(("policy",), "apply", _policy_memory(maximum_active_sequences=0)),)
+
+
+#: Every cell, in a fixed order (05 §7.7-§7.14 rows as the decoder checks them, §9.1 node fields and header, the
+#: strict JSON reader, the schema, the typed parse and round trip, then revalidation and replays).
 WIRE_CELLS: Final[tuple[WireCell, ...]] = (
     # MemoryPlan.validate (05 §7.11)
     _c("memory_mas_zero", "plan_fixture", "05.7.11/mas_at_least_one",
@@ -445,4 +589,133 @@ WIRE_CELLS: Final[tuple[WireCell, ...]] = (
        reseal=False),
     _c("header_schema_without_major", "plan_fixture", "05.9.1/step2_header_shape",
        "missing field `major`", Edit(("payload", "schema"), "delete", "major")),
+    _c("header_duplicate_payload", "plan_fixture", "01.3.6/decode_duplicate_header_key",
+       "duplicate key 'payload'", raw=(((), _repeated("payload")),), also=("05.9.1/step2_duplicate_header_keys",)),
+    _c("header_duplicate_schema", "plan_fixture", "01.3.6/decode_duplicate_header_key",
+       "duplicate key 'schema'", raw=((("payload",), _repeated("schema")),),
+       also=("05.9.1/step2_duplicate_header_keys",)),
+    _c("header_schema_major_out_of_range", "plan_fixture", "05.9.1/step2_header_numbers",
+       "expected u16, got 65536", Edit((*_SCHEMA, "major"), "set", 65536)),
+    _c("header_schema_major_as_float", "plan_fixture", "05.9.1/step2_header_numbers",
+       "expected u16, got 9.0", raw=(((*_SCHEMA, "major"), _text("9.0")),)),
+    _c("header_ignores_unknown_schema_key", "plan_fixture", "05.9.1/step2_header_ignores_other_keys",
+       "actual_major=9", Edit(_SCHEMA, "set", {"major": 9, "minor": 1, "note": 0}), kind=UNSUPPORTED),
+    # strict JSON reader (01 §3.3, 05 §9.1 step 2): what a lax reader would take changes the outcome
+    _c("strict_minus_zero_in_contract_version", "plan_fixture", "01.2/contract_version_minus_zero",
+       "-0 is a float in serde_json", raw=((("payload", "policy_version", "minor"), _text("-0")),),
+       also=("01.3.3/decode_minus_zero_integer_field",)),
+    _c("strict_minus_zero_integer_field", "plan_fixture", "01.3.3/decode_minus_zero_integer_field",
+       "-0 is a float in serde_json", raw=(((*_M, "minimum_step_bytes"), _text("-0")),)),
+    _c("strict_nan_before_the_schema", "plan_fixture", "01.3.3/decode_nan_infinity",
+       "NaN is not JSON", Edit((*_SCHEMA, "major"), "set", 9), raw=((_TOKENS, _text("NaN")),),
+       also=("05.9.1/decode_step_order", "01.3.6/revalidation_order")),
+    _c("strict_infinity_before_the_schema", "plan_fixture", "01.3.3/decode_nan_infinity",
+       "-Infinity is not JSON", Edit((*_SCHEMA, "minor"), "set", 0),
+       raw=(((*_M, "device_capacity_bytes"), _text("-Infinity")),),
+       also=("05.9.1/decode_step_order", "01.3.6/revalidation_order")),
+    _c("strict_lone_surrogate_in_attribute_text", "plan_fixture", "01.3.3/decode_lone_surrogate",
+       "lone surrogate", Edit((*_NODE, "attributes"), "set", {"attribute.note": {"text": "x"}}),
+       raw=(((*_NOTE, "text"), _text('"a\\ud800"')),)),
+    _c("strict_invalid_utf8_in_attribute_text", "plan_fixture", "01.3.3/decode_invalid_utf8",
+       "invalid UTF-8", Edit((*_NODE, "attributes"), "set", {"attribute.note": {"text": "x"}}),
+       raw=(((*_NOTE, "text"), _text(b'"a\xff"')),)),
+    _c("strict_duplicate_struct_field", "plan_fixture", "01.3.3/decode_duplicate_known_field",
+       "duplicate key 'work'", raw=((_NODE, _repeated("work")),), also=("05.9.1/duplicate_nested_keys",)),
+    # plan schema (05 §9.1 step 3): exactly 8.1, before any nested validation
+    _c("schema_minor_above", "plan_fixture", "01.2/plan_schema_exact_equality",
+       "actual_minor=2", Edit((*_SCHEMA, "minor"), "set", 2), kind=UNSUPPORTED,
+       also=("05.9.5/schema_tamper_even_after_rehash",)),
+    _c("schema_major_above", "plan_fixture", "05.9.5/schema_tamper_even_after_rehash",
+       "actual_major=9", Edit((*_SCHEMA, "major"), "set", 9), kind=UNSUPPORTED),
+    _c("schema_minor_below_unsealed", "plan_fixture", "05.9.5/schema_tamper_even_after_rehash",
+       "actual_minor=0", Edit((*_SCHEMA, "minor"), "set", 0), kind=UNSUPPORTED, reseal=False),
+    _c("schema_legacy_with_stripped_weight_binding", "plan_fixture", "05.9.1/step3_precedes_nested_validation",
+       "actual_major=3", Edit(_SCHEMA, "set", {"major": 3, "minor": 0}), Edit((*_WEIGHT_VALUE, "weight"), "set", None),
+       kind=UNSUPPORTED,
+       also=("05.9.5/schema_tamper_even_after_rehash", "05.9.1/decode_step_order", "01.3.6/revalidation_order")),
+    # typed parse and canonical round trip (05 §9.1 steps 4-5, 01 §5 rule 7)
+    _c("stripped_weight_binding", "plan_fixture", "05.9.5/stripped_weight_binding",
+       "weight value lacks its resolved physical layout contract", Edit((*_WEIGHT_VALUE, "weight"), "set", None)),
+    _c("wire_unknown_top_level_key", "plan_fixture", "05.8.1/plan_wire_unknown_top_level_key",
+       "unknown field `note` in ExecutionPlan", Edit(("note",), "set", 0)),
+    _c("plan_hash_uppercase", "plan_fixture", "01.1.3/plan_hash_decode_rejects_non_canonical",
+       "plan hash must be a lowercase SHA256", Edit(("plan_hash",), "apply", _uppercase), reseal=False,
+       also=("05.8.1/plan_hash_canonical_on_decode",)),
+    _c("plan_hash_63_characters", "plan_fixture", "01.1.3/plan_hash_decode_rejects_non_canonical",
+       "plan hash must be a lowercase SHA256", Edit(("plan_hash",), "apply", _truncated), reseal=False,
+       also=("05.8.1/plan_hash_canonical_on_decode",)),
+    _c("contract_version_extra_key", "plan_fixture", "01.2/contract_version_extra_keys_rejected_in_reserialized_wires",
+       "round trip differs", Edit(("payload", "policy_version", "note"), "set", 0),
+       also=("05.9.1/step5_round_trip_unknown_nested_key", "01.5/reserialization_rejects_unknown_nested_key")),
+    _c("static_row_unknown_key", "plan_fixture", "05.9.1/step5_round_trip_unknown_nested_key",
+       "round trip differs", Edit((*_STATIC, 0, "note"), "set", 0),
+       also=("01.5/reserialization_rejects_unknown_nested_key",)),
+    _c("reusable_execution_omitted", "plan_fixture", "05.9.1/step5_round_trip_omitted_option_key",
+       "round trip differs", Edit(_M, "delete", "reusable_execution"),
+       also=("01.5/reserialization_rejects_omitted_option", "01.3.6/decode_reserialization_differs")),
+    _c("binding_resource_omitted", "plan_fixture", "05.9.1/step5_round_trip_omitted_option_key",
+       "missing field `binding_resource`", Edit(_NODE, "delete", "binding_resource"),
+       also=("01.5/reserialization_rejects_omitted_option",)),
+    _c("explicit_zero_checkpoint_growth", "plan_fixture", "05.9.1/step5_round_trip_explicit_skipped_default",
+       "round trip differs", Edit((*_POOLS, 0, "checkpoint_growth_ceiling_bytes"), "set", 0),
+       also=("01.5/reserialization_rejects_non_canonical_value",)),
+    _c("required_capabilities_unsorted", "rich_fixture", "05.9.1/step5_round_trip_unsorted_set_array",
+       "round trip differs", Edit((*_NODE, "required_capabilities"), "swap"),
+       also=("01.5/reserialization_rejects_non_canonical_value",)),
+    _c("required_capabilities_duplicated", "rich_fixture", "05.9.1/step5_round_trip_unsorted_set_array",
+       "round trip differs", Edit((*_NODE, "required_capabilities"), "dup"),
+       also=("01.5/reserialization_rejects_non_canonical_value",)),
+    _c("integer_written_as_float", "plan_fixture", "05.9.1/step5_round_trip_float_number",
+       "expected u64, got 4096.0", raw=((_TOKENS, _integral_float),),
+       also=("01.5/reserialization_rejects_non_canonical_value",)),
+    _c("u128_with_a_leading_zero", "plan_fixture", "05.9.1/step5_round_trip_non_canonical_u128",
+       "u128 evidence must be a canonical unsigned decimal string",
+       Edit((*_M, "theoretical_ceiling_bytes"), "apply", _leading_zero),
+       also=("01.5/reserialization_rejects_non_canonical_value",)),
+    _c("work_wrong_enum_spelling", "plan_fixture", "05.9.5/wrong_enum_spelling",
+       "unknown variant 'Fixed'", Edit((*_NODE, "work"), "set", "Fixed")),
+    _c("operation_id_missing", "plan_fixture", "05.9.5/missing_required_field",
+       "missing field `operation_id`", Edit(_NODE, "delete", "operation_id")),
+    _c("persistent_row_paged_profile", "plan_fixture", "05.9.5/persistent_row_paged_profile",
+       "static resource `resource/persistent/", Edit((*_STATIC, {"usage": "persistent"}, "storage", "profile"), "set",
+                                                     _PAGED_4096)),
+    _c("static_row_size_1024", "plan_fixture", "05.9.5/static_size_1024",
+       "static resource `resource.weight.0` is duplicate or invalid", Edit((*_STATIC, 0, "size_bytes"), "set", 1024)),
+    # revalidation (05 §9.2 steps 3-4): the payload against the rebuild's, then the hash
+    _c("plan_id_changed", "plan_fixture", "01.3.6/only_plan_id_changed", _DIFFERS,
+       Edit(("payload", "plan_id"), "set", "plan/sha256/" + "0" * 64), kind=INVALID_PLAN, reseal=False,
+       also=("05.9.5/plan_id_only_changed", "05.9.1/decode_ignores_hash_and_plan_id")),
+    _c("plan_hash_other_hex", "plan_fixture", "05.9.5/plan_hash_only_changed", "plan_hash_mismatch",
+       Edit(("plan_hash",), "set", "0" * 64), kind=MISMATCH, reseal=False,
+       also=("01.3.6/only_plan_hash_changed", "05.9.1/decode_ignores_hash_and_plan_id")),
+    _c("payload_value_changed_rehashed", "plan_fixture", "01.3.6/rehashed_tamper_is_invalid_plan", _DIFFERS,
+       Edit(_TOKENS, "add", 1), kind=INVALID_PLAN,
+       also=("05.8.2/rehashed_forgery_still_rejected", "05.9.5/payload_value_changed",
+             "05.9.2/revalidate_payload_before_hash", "01.3.6/revalidation_order")),
+    _c("payload_value_changed_unsealed", "plan_fixture", "01.3.6/unrehashed_tamper_is_invalid_plan", _DIFFERS,
+       Edit(_TOKENS, "add", 1), kind=INVALID_PLAN, reseal=False, also=("05.9.5/payload_value_changed",)),
+    _c("alias_exact_aliases_cleared", "graph_alias", "05.5.3/mutation_clear_exact_aliases", _DIFFERS,
+       Edit((*_NODE, "exact_aliases"), "set", []), kind=INVALID_PLAN),
+    _c("state_chain_access_read", "graph_state_chain", "05.5.3/mutation_state_access_read", _DIFFERS,
+       Edit(("payload", "nodes", 1, "state_effects", 0, "access"), "set", "read"), kind=INVALID_PLAN),
+    _c("state_chain_dependencies_cleared", "graph_state_chain", "05.5.3/mutation_clear_dependencies", _DIFFERS,
+       Edit(("payload", "nodes", 2, "dependencies"), "set", []), kind=INVALID_PLAN),
+    # replays against other trusted inputs (05 §9.2 steps 2-3, §9.5)
+    _c("replay_against_another_provider", "fallback_unregistered", "05.9.5/other_resolution_set", _DIFFERS,
+       against="plan_fixture", kind=INVALID_PLAN),
+    _c("replay_retained_plan_without_retention", "chain_3_retained", "05.9.2/revalidate_matching_variant", _DIFFERS,
+       scenario_edits=(Edit(("completion_retention",), "set", []),), kind=INVALID_PLAN),
+    _c("replay_weights_plan_with_identity_weights", "padded_dense_weights", "05.9.2/revalidate_matching_variant",
+       "component storage differs from schema", scenario_edits=(Edit(("weights",), "set", None),), kind=INVALID_PLAN),
+    _c("rebuild_policy_capacity_over_device", "plan_fixture", "05.9.5/dependencies_no_longer_build",
+       "runtime policy memory capacity exceeds the device memory", scenario_edits=_OVER_DEVICE, kind=INVALID_PLAN,
+       also=("05.9.2/revalidate_rebuild_errors_propagate", "01.3.6/revalidate_build_error_propagates")),
+    _c("rebuild_zero_active_sequences", "plan_fixture", "05.9.5/dependencies_no_longer_build",
+       "maximum active sequences must be non-zero", scenario_edits=_NO_SEQUENCES, kind="invalid_resolved_model_plan",
+       also=("05.9.2/revalidate_rebuild_errors_propagate", "01.3.6/revalidate_build_error_propagates")),
+    _c("rebuild_failure_before_the_payload_comparison", "plan_fixture", "01.3.6/revalidate_build_error_propagates",
+       "maximum active sequences must be non-zero", Edit(_TOKENS, "add", 1), scenario_edits=_NO_SEQUENCES,
+       kind="invalid_resolved_model_plan", also=("01.3.6/revalidation_order",)),
+    _c("decode_failure_before_the_rebuild", "plan_fixture", "01.3.6/revalidation_order",
+       "unknown field `note` in ExecutionPlan", Edit(("note",), "set", 0), scenario_edits=_NO_SEQUENCES),
 )  # fmt: skip

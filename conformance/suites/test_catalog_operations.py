@@ -127,7 +127,7 @@ def _duplicate_engine(earlier: Any) -> bytes:
 
 
 @pytest.mark.requires("decode_catalog")
-@pytest.mark.rules("03.1/btreemap_duplicate_key_last_wins")
+@pytest.mark.rules("03.1/btreemap_duplicate_key_last_wins", "01.3.3/decode_generic_value_last_wins")
 def test_a_repeated_map_key_keeps_its_last_value(backend: BackendUnderTest, oracle: Any) -> None:
     cat = catalog()
     doubled = _duplicate_engine(_other_engine())

@@ -79,13 +79,29 @@ def test_the_size_cap_is_inclusive_and_checked_before_parsing(backend: BackendUn
 
 
 @pytest.mark.requires("revalidate_family")
-@pytest.mark.rules("02.7.4/duplicate_keys_last_wins")
+@pytest.mark.rules("02.7.4/duplicate_keys_last_wins", "01.3.3/decode_generic_value_last_wins")
 def test_a_duplicated_key_keeps_its_last_value(backend: BackendUnderTest, oracle: Any) -> None:
     scenario = _scenario()
     prepared = oracle.prepare_family(scenario)
     doubled = prepared.wire.replace(b'"wire_version":2', b'"wire_version":7,"wire_version":2', 1)
     assert doubled != prepared.wire
     assert backend.revalidate_family(scenario, doubled) == prepared.fingerprint
+
+
+@pytest.mark.requires("revalidate_family")
+@pytest.mark.rules("01.3.3/decode_nesting_depth_128")
+def test_nesting_of_128_is_refused_while_parsing_and_127_is_read(backend: BackendUnderTest, oracle: Any) -> None:
+    """A nested array in the canonical config (any JSON value): 127 levels in all parse and the unconsumed
+    key is refused by the family, 128 are the parser's recursion limit."""
+    scenario = _scenario()
+    value = json.loads(_wire(oracle, scenario))
+    for depth in (127, 128):
+        deep: Any = 0
+        for _ in range(depth - 2):  # the wire object and the config object are two levels
+            deep = [deep]
+        value["canonical_config"]["deep"] = deep
+        error = _same_error(backend, oracle, scenario, _encode(value))
+        assert (error["kind"] == "serialization") == (depth == 128), (depth, error)
 
 
 Change = Callable[[dict[str, Any]], None]

@@ -14,6 +14,9 @@ numbers).
 * Controls: the untouched reference wire and canonically equal respellings of it (member
   order, whitespace) are accepted with the reference hash, so a backend that rejects
   everything cannot pass.
+
+Every forgery names the catalogue rules its expected answer checks (``Forgery.rules``); a case declares the
+rules of the forgeries it checked.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.bundles import Bundle
+from harness.cases import exercise
 from harness.plugin.counterexamples import CounterexampleRecorder
 from harness.protocol.codecs import b64encode
 from harness.under_test import BackendUnderTest
@@ -75,6 +79,7 @@ def _check(backend: BackendUnderTest, forgery: Forgery) -> None:
 
 
 @pytest.mark.requires("revalidate")
+@pytest.mark.rules("05.9.2/revalidate_returns_rebuilt")
 @pytest.mark.parametrize("name", TARGET_NAMES)
 def test_the_untouched_reference_wire_is_accepted(backend: BackendUnderTest, name: str) -> None:
     target = _target(name)
@@ -85,6 +90,7 @@ def test_the_untouched_reference_wire_is_accepted(backend: BackendUnderTest, nam
 
 
 @pytest.mark.requires("revalidate")
+@pytest.mark.rules("01.5/reserialization_ignores_key_order", "05.9.1/step5_key_order_irrelevant")
 @given(name=st.sampled_from(TARGET_NAMES), data=st.data())
 def test_a_canonically_equal_respelling_is_accepted(backend: BackendUnderTest, name: str, data: st.DataObject) -> None:
     target = _target(name)
@@ -115,6 +121,7 @@ def test_kill_matrix(backend: BackendUnderTest, counterexamples: CounterexampleR
             if forgery is None:
                 row[target.name] = "n/a"
                 continue
+            exercise(*forgery.rules)
             outcome = _outcome(backend, forgery)
             row[target.name] = outcome if outcome != "killed" else f"killed ({forgery.expected_kind})"
             if outcome != "killed":
@@ -154,6 +161,7 @@ def test_forgery_is_rejected(
     backend: BackendUnderTest, counterexamples: CounterexampleRecorder, operator: str, data: st.DataObject
 ) -> None:
     forgery = data.draw(forgeries(reference_targets(), operator), label="forgery")
+    exercise(*forgery.rules)
     with counterexamples.on_failure(lambda: _bundle(f"forged_plans/{operator}", forgery)):
         _check(backend, forgery)
 

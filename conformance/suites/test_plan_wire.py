@@ -16,6 +16,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from conformance.corpus import plan_scenarios
+from conformance.suites.contract_errors import error_of
 from harness.bundles import Bundle
 from harness.cases import not_applicable
 from harness.plugin.counterexamples import CounterexampleRecorder
@@ -31,6 +32,7 @@ from reference.api import (
     loads_strict,
     sha256_hex,
 )
+from strategies.wire_invariants import oversized_plan_scenario
 
 MAX_WIRE = 16 * 1024 * 1024
 _SCENARIOS = plan_scenarios()
@@ -75,6 +77,7 @@ def test_build_is_deterministic(backend: BackendUnderTest, scenario: dict[str, A
 
 
 @pytest.mark.requires("build_plan")
+@pytest.mark.rules("05.1/plan_schema_8_1")
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_wire_is_direct_json_with_a_derived_hash_and_id(
     backend: BackendUnderTest, scenario: dict[str, Any] | None
@@ -91,6 +94,7 @@ def test_wire_is_direct_json_with_a_derived_hash_and_id(
 
 
 @pytest.mark.requires("build_plan", "revalidate")
+@pytest.mark.rules("05.9.2/revalidate_returns_rebuilt")
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_revalidating_a_built_plan_returns_its_hash(backend: BackendUnderTest, scenario: dict[str, Any] | None) -> None:
     s = _scenario(scenario)
@@ -99,6 +103,13 @@ def test_revalidating_a_built_plan_returns_its_hash(backend: BackendUnderTest, s
 
 
 @pytest.mark.requires("build_plan", "revalidate")
+@pytest.mark.rules(
+    "01.3.6/only_plan_hash_changed",
+    "01.3.6/revalidate_plan_hash_mismatch",
+    "05.9.2/revalidate_hash_mismatch",
+    "05.9.5/plan_hash_only_changed",
+    "05.9.1/decode_ignores_hash_and_plan_id",
+)
 @pytest.mark.parametrize("scenario", SCENARIOS)
 @given(forged=sha256s)
 def test_a_forged_plan_hash_is_a_mismatch(
@@ -116,6 +127,12 @@ def test_a_forged_plan_hash_is_a_mismatch(
 
 
 @pytest.mark.requires("build_plan", "revalidate")
+@pytest.mark.rules(
+    "01.2/plan_schema_exact_equality",
+    "01.3.6/decode_schema_mismatch",
+    "05.9.1/step3_unsupported_schema",
+    "05.9.5/schema_tamper_even_after_rehash",
+)
 @pytest.mark.parametrize("scenario", SCENARIOS)
 @given(major=st.integers(0, 0xFFFF), minor=st.integers(0, 0xFFFF), rehash=st.booleans())
 def test_another_plan_schema_is_unsupported(
@@ -146,6 +163,13 @@ def test_another_plan_schema_is_unsupported(
 
 
 @pytest.mark.requires("build_plan", "revalidate")
+@pytest.mark.rules(
+    "01.3.6/only_plan_id_changed",
+    "05.9.5/plan_id_only_changed",
+    "01.3.6/revalidate_payload_differs",
+    "05.9.2/revalidate_payload_differs",
+    "05.9.1/decode_ignores_hash_and_plan_id",
+)
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_a_changed_plan_id_is_an_invalid_plan(backend: BackendUnderTest, scenario: dict[str, Any] | None) -> None:
     s = _scenario(scenario)
@@ -157,6 +181,7 @@ def test_a_changed_plan_id_is_an_invalid_plan(backend: BackendUnderTest, scenari
 
 
 @pytest.mark.requires("build_plan", "revalidate")
+@pytest.mark.rules("01.3.6/decode_size_cap_inclusive", "05.1/wire_size_limit_inclusive", "01.3.6/decode_size_cap")
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_the_wire_size_limit_is_inclusive(backend: BackendUnderTest, scenario: dict[str, Any] | None) -> None:
     s = _scenario(scenario)
@@ -166,3 +191,34 @@ def test_the_wire_size_limit_is_inclusive(backend: BackendUnderTest, scenario: d
     with pytest.raises(Serialization) as info:
         backend.revalidate(s, at_limit + b" ")
     assert info.value.context == "decode untrusted execution plan"
+
+
+@pytest.mark.requires("build_plan", "revalidate")
+@pytest.mark.rules("05.9.1/step1_size_before_parse", "05.9.1/decode_step_order")
+@pytest.mark.parametrize("scenario", SCENARIOS[:1])
+def test_the_size_is_checked_before_anything_is_parsed(
+    backend: BackendUnderTest, scenario: dict[str, Any] | None
+) -> None:
+    """An over-limit wire of another plan schema is refused for its size, not its schema."""
+    s = _scenario(scenario)
+    _, raw = _built(backend, s)
+    other = direct_bytes({**raw, "payload": {**raw["payload"], "schema": {"major": 9, "minor": 1}}})
+    with pytest.raises(UnsupportedPlanSchema):
+        backend.revalidate(s, other)
+    with pytest.raises(Serialization) as info:
+        backend.revalidate(s, other + b" " * (MAX_WIRE + 1 - len(other)))
+    assert info.value.context == "decode untrusted execution plan"
+
+
+@pytest.mark.requires("build_plan")
+@pytest.mark.rules("01.3.6/to_json_size_cap", "05.8.3/to_json_size_limit")
+def test_a_plan_wire_over_16_mib_is_not_written(backend: BackendUnderTest, oracle: BackendUnderTest) -> None:
+    """The chain whose selection evidence grows with the rejected providers: 35 of them write a wire just
+    under the cap, 40 one over it, which ``to_json`` refuses."""
+    near = backend.build_plan(oversized_plan_scenario(rejected=35))
+    assert MAX_WIRE - 1024 * 1024 < len(near) <= MAX_WIRE, len(near)
+    over = oversized_plan_scenario(rejected=40)
+    want = error_of(lambda: oracle.build_plan(over))
+    assert want == {"kind": "serialization", "context": "serialize execution plan"}, want
+    got = error_of(lambda: backend.build_plan(over))
+    assert got == want, f"the backend answers {got}, the reference {want}"

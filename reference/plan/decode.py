@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Final
+from typing import Any, Final, NoReturn
 
 from reference.canonical import JsonValue, canonical_bytes, loads_strict
 from reference.collector import collector_paused
@@ -39,7 +39,14 @@ from reference.recomputation import memos_bypassed
 from reference.versions import PlanSchemaVersion
 from reference.wire import WireObject, read_uint
 
-__all__ = ["DECODE_CONTEXT", "UnvalidatedExecutionPlan", "decode_untrusted", "read_plan_schema"]
+__all__ = [
+    "DECODE_CONTEXT",
+    "SKIPPED_WHEN_DEFAULT",
+    "UnvalidatedExecutionPlan",
+    "decode_untrusted",
+    "read_plan_schema",
+    "round_trip_difference",
+]
 
 DECODE_CONTEXT: Final = "decode untrusted execution plan"
 #: Wires up to this size are remembered (the last ``MEMO_ENTRIES`` of them).
@@ -47,6 +54,11 @@ MEMO_MAX_BYTES: Final = 2 * 1024 * 1024
 MEMO_ENTRIES: Final = 8
 _RECENT: OrderedDict[bytes, UnvalidatedExecutionPlan | tuple[VNextError, TracebackType | None]] = OrderedDict()
 _WIRE_FIELDS: Final = ("payload", "plan_hash")
+_ROUND_TRIP_DIFFERS: Final = "execution plan wire contains unknown or non-canonical nested fields (round trip differs)"
+#: Fields the encoder leaves out at their default (05 §8.2): written explicitly, they do not round-trip.
+SKIPPED_WHEN_DEFAULT: Final = frozenset({"checkpoint_growth_ceiling_bytes", "checkpoint_capacity"})
+#: The fields of a ``ContractVersion`` (a type without ``deny_unknown_fields``: only the round trip refuses extras).
+_VERSION_FIELDS: Final = frozenset({"major", "minor"})
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -115,10 +127,13 @@ def read_plan_schema(raw: Any, *, context: str = DECODE_CONTEXT) -> PlanSchemaVe
             raise Serialization(  # rule: 01.3.6/decode_header_errors, 05.9.1/step2_header_shape
                 context, f"$.payload.schema: missing field `{name}`"
             )
-    return PlanSchemaVersion(
-        read_uint(schema["major"], bits=16, context=context, path="$.payload.schema.major"),
-        read_uint(schema["minor"], bits=16, context=context, path="$.payload.schema.minor"),
+    major = read_uint(  # rule when 01.5/unsigned_rejects_out_of_range: 05.9.1/step2_header_numbers
+        schema["major"], bits=16, context=context, path="$.payload.schema.major"
     )
+    minor = read_uint(  # rule when 01.5/unsigned_rejects_out_of_range: 05.9.1/step2_header_numbers
+        schema["minor"], bits=16, context=context, path="$.payload.schema.minor"
+    )
+    return PlanSchemaVersion(major, minor)
 
 
 def check_plan_schema(schema: PlanSchemaVersion) -> None:
@@ -173,15 +188,81 @@ def _decode(raw_bytes: bytes) -> UnvalidatedExecutionPlan:
     _check_size(len(raw_bytes))
     raw = loads_strict(raw_bytes, context=DECODE_CONTEXT, max_bytes=MAX_EXECUTION_PLAN_WIRE_BYTES)
     check_plan_schema(read_plan_schema(raw))
-    obj = WireObject(raw, _WIRE_FIELDS, type_name="ExecutionPlan", context=DECODE_CONTEXT)
+    obj = WireObject(  # rule when 01.3.6/decode_unknown_field: 05.8.1/plan_wire_unknown_top_level_key
+        raw, _WIRE_FIELDS, type_name="ExecutionPlan", context=DECODE_CONTEXT
+    )
     payload = ExecutionPlanPayload.from_wire(obj.raw("payload"), context=DECODE_CONTEXT, path="$.payload")
     plan_hash = PlanHash.from_wire(obj.raw("plan_hash"), context=DECODE_CONTEXT)
     payload_wire = payload.to_wire()
     typed = {"payload": payload_wire, "plan_hash": plan_hash.value}
     if canonical_bytes(typed, context=DECODE_CONTEXT, trusted=True) != canonical_bytes(raw, context=DECODE_CONTEXT):
-        raise Serialization(  # rule: 05.9.1/step5_round_trip_unknown_nested_key
-            DECODE_CONTEXT, "execution plan wire contains unknown or non-canonical nested fields (round trip differs)"
-        )
+        _round_trip_differs(raw, typed)
     unvalidated = UnvalidatedExecutionPlan(payload, plan_hash)
     unvalidated._canonical_payload.append(canonical_bytes(payload_wire, context=DECODE_CONTEXT, trusted=True))
     return unvalidated
+
+
+def _same(left: Any, right: Any) -> bool:
+    """JSON value equality as serde_json's ``Value`` has it (``1 != 1.0 != true``; key order aside)."""
+    return canonical_bytes(left, context=DECODE_CONTEXT) == canonical_bytes(right, context=DECODE_CONTEXT)
+
+
+def round_trip_difference(raw: Any, typed: Any) -> str | None:
+    """What first tells the parsed wire ``raw`` from its typed re-serialization ``typed`` (depth first, keys in
+    ascending order), or ``None`` when they are equal: ``omitted`` (a key the encoder writes is missing),
+    ``skipped_default`` (a key the encoder leaves out at its default is written), ``version_key`` (an extra key
+    of a ``ContractVersion``), ``unknown_key`` (any other extra key), ``unsorted_set`` (an array the typed
+    value holds sorted and de-duplicated) or ``value`` (any other value the encoder writes differently)."""
+    if type(raw) is dict and type(typed) is dict:
+        extra = sorted(set(raw) - set(typed))
+        if extra:
+            if extra[0] in SKIPPED_WHEN_DEFAULT:
+                return "skipped_default"
+            return "version_key" if set(typed) == _VERSION_FIELDS else "unknown_key"
+        if set(typed) - set(raw):
+            return "omitted"
+        for key in sorted(raw):
+            found = round_trip_difference(raw[key], typed[key])
+            if found is not None:
+                return found
+        return None
+    if _same(raw, typed):
+        return None
+    if type(raw) is list and type(typed) is list:
+        by_bytes = {canonical_bytes(item, context=DECODE_CONTEXT): item for item in raw}
+        if _same([by_bytes[key] for key in sorted(by_bytes)], typed):
+            return "unsorted_set"
+        if len(raw) == len(typed):
+            for left, right in zip(raw, typed, strict=True):
+                found = round_trip_difference(left, right)
+                if found is not None:
+                    return found
+    return "value"
+
+
+def _round_trip_differs(raw: Any, typed: Any) -> NoReturn:
+    """Decode step 5: the typed value does not re-serialize to the parsed wire; one refusal per reason."""
+    difference = round_trip_difference(raw, typed)
+    if difference == "omitted":
+        raise Serialization(  # rule: 05.9.1/step5_round_trip_omitted_option_key, 01.5/reserialization_rejects_omitted_option, 01.3.6/decode_reserialization_differs  # noqa: E501
+            DECODE_CONTEXT, _ROUND_TRIP_DIFFERS
+        )
+    if difference == "skipped_default":
+        raise Serialization(  # rule: 05.9.1/step5_round_trip_explicit_skipped_default, 01.5/reserialization_rejects_non_canonical_value, 01.3.6/decode_reserialization_differs  # noqa: E501
+            DECODE_CONTEXT, _ROUND_TRIP_DIFFERS
+        )
+    if difference == "version_key":
+        raise Serialization(  # rule: 01.2/contract_version_extra_keys_rejected_in_reserialized_wires, 05.9.1/step5_round_trip_unknown_nested_key, 01.5/reserialization_rejects_unknown_nested_key, 01.3.6/decode_reserialization_differs  # noqa: E501
+            DECODE_CONTEXT, _ROUND_TRIP_DIFFERS
+        )
+    if difference == "unknown_key":
+        raise Serialization(  # rule: 05.9.1/step5_round_trip_unknown_nested_key, 01.5/reserialization_rejects_unknown_nested_key, 01.3.6/decode_reserialization_differs  # noqa: E501
+            DECODE_CONTEXT, _ROUND_TRIP_DIFFERS
+        )
+    if difference == "unsorted_set":
+        raise Serialization(  # rule: 05.9.1/step5_round_trip_unsorted_set_array, 01.5/reserialization_rejects_non_canonical_value, 01.3.6/decode_reserialization_differs  # noqa: E501
+            DECODE_CONTEXT, _ROUND_TRIP_DIFFERS
+        )
+    raise Serialization(  # rule: 01.5/reserialization_rejects_non_canonical_value, 01.3.6/decode_reserialization_differs  # noqa: E501
+        DECODE_CONTEXT, _ROUND_TRIP_DIFFERS
+    )

@@ -139,7 +139,7 @@ class ExecutionPlan:
                 trusted=True,
             )
             if len(data) > MAX_EXECUTION_PLAN_WIRE_BYTES:
-                raise Serialization(  # rule: 01.3.6/to_json_size_cap
+                raise Serialization(  # rule: 01.3.6/to_json_size_cap, 05.8.3/to_json_size_limit
                     SERIALIZE_CONTEXT,
                     f"execution plan wire has {len(data)} bytes, over {MAX_EXECUTION_PLAN_WIRE_BYTES}",
                 )

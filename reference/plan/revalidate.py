@@ -73,9 +73,11 @@ def compare_with_rebuild(unvalidated: UnvalidatedExecutionPlan, rebuilt: Executi
     untrusted = unvalidated.payload_canonical_bytes(context=_UNTRUSTED_CONTEXT)
     trusted = rebuilt.payload_canonical_bytes(context=_REBUILT_CONTEXT)
     if untrusted != trusted:
-        raise invalid_plan(DIFFERS_FROM_REBUILD)  # rule: 05.5.3/mutation_clear_exact_aliases
+        raise invalid_plan(  # rule: 01.3.6/revalidate_payload_differs, 05.9.2/revalidate_payload_differs
+            DIFFERS_FROM_REBUILD
+        )
     if rebuilt.plan_hash != unvalidated.plan_hash:
-        raise PlanHashMismatch(  # rule: 01.3.6/revalidate_plan_hash_mismatch, 01.3.6/only_plan_hash_changed
+        raise PlanHashMismatch(  # rule: 01.3.6/revalidate_plan_hash_mismatch, 01.3.6/only_plan_hash_changed, 05.9.2/revalidate_hash_mismatch, 05.9.5/plan_hash_only_changed  # noqa: E501
             expected=rebuilt.plan_hash.value, actual=unvalidated.plan_hash.value
         )
     return rebuilt

@@ -9,6 +9,7 @@ cases that catch it, for speed). ``python:tests.lax.catalogue:<name>`` serves on
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -176,6 +177,11 @@ def _unchecked_payloads(original: Any) -> Callable[..., Any]:
         return list(self._materializer.materialize_components(source, sources, planned))
 
     return materialize
+
+
+def _lenient_decoder(original: Any) -> Any:
+    """A JSON reader that keeps the last of repeated keys, reads ``-0`` as 0 and takes NaN and Infinity."""
+    return json.JSONDecoder(parse_int=int)
 
 
 def skip(*targets: str) -> tuple[Patch, ...]:
@@ -461,6 +467,18 @@ LAX: dict[str, Lax] = {
         (local("reference.plan.memory.pools:validate_checkpoint_pool_ceiling", _skip),),
         "plan_wire_matrix",
         select="invariant_matrix and growth",
+    ),
+    "json_reader_lenient": Lax(
+        "01 §3.3 strict JSON reader (repeated keys, -0, NaN)",
+        (Patch("reference.canonical:_DECODER", _lenient_decoder),),
+        "plan_wire_matrix",
+        select="invariant_matrix and (strict_ or header_duplicate)",
+    ),
+    "plan_round_trip_unchecked": Lax(
+        "01 §5 rule 7 canonical round trip of the plan wire",
+        (Patch("reference.plan.decode:_round_trip_differs", _skip),),
+        "plan_wire_matrix",
+        select="invariant_matrix and (extra_key or unknown_key or omitted or zero_checkpoint or capabilities)",
     ),
 }
 

@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conformance.reach.attribution import error_rules
 from reference.errors import Serialization, UnsupportedPlanSchema
 from reference.plan import MAX_EXECUTION_PLAN_WIRE_BYTES
-from reference.plan.decode import DECODE_CONTEXT, UnvalidatedExecutionPlan, decode_untrusted
+from reference.plan.decode import DECODE_CONTEXT, UnvalidatedExecutionPlan, decode_untrusted, round_trip_difference
 from reference.versions import PlanSchemaVersion
 
 from .helpers import (
@@ -393,3 +394,75 @@ def test_a_few_fixed_truncations() -> None:
     data = built("graph_state_chain").to_json()
     for cut in (0, 1, 10, len(data) // 2, len(data) - 2, len(data) - 1):
         raises_kind(SER, lambda cut=cut: decode_untrusted(data[:cut]))
+
+
+# --------------------------------------------------------------------------- which rule each refusal implements
+
+
+def _rules_of(data: bytes) -> tuple[str, ...]:
+    with pytest.raises(Serialization) as caught:
+        decode_untrusted(data)
+    return error_rules(caught.value)
+
+
+def _spliced(name: str, path: tuple[Any, ...], text: str) -> bytes:
+    """The wire of ``name`` with the value at ``path`` written as the raw JSON ``text``."""
+    value = wire_value(name)
+    put(value, path, "__spliced__")
+    return encode(value).replace(b'"__spliced__"', text.encode(), 1)
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("-0", "01.3.3/decode_minus_zero_integer_field"),
+        ("NaN", "01.3.3/decode_nan_infinity"),
+        ("-Infinity", "01.3.3/decode_nan_infinity"),
+        (str(2**64), "01.3.3/decode_integer_out_of_range"),
+        ("1e400", "05.9.1/step2_not_json"),
+    ],
+)
+def test_each_strict_reader_refusal_raises_at_the_site_of_its_rule(text: str, rule: str) -> None:
+    assert _rules_of(_spliced("plan_fixture_0", ("payload", "maximum_scheduled_tokens"), text)) == (rule,)
+
+
+def test_a_repeated_key_raises_at_the_duplicate_key_site() -> None:
+    data = encode(wire_value("plan_fixture_0")).replace(b'"work":"fixed"', b'"work":"fixed","work":"fixed"', 1)
+    assert _rules_of(data) == ("01.3.3/decode_duplicate_known_field",)
+
+
+def _round_trip_rules(value: dict[str, Any]) -> tuple[str, ...]:
+    rehash_plan_json(value)
+    rules = _rules_of(encode(value))
+    assert "01.3.6/decode_reserialization_differs" in rules
+    return rules
+
+
+def test_each_round_trip_difference_raises_at_the_site_of_its_rule() -> None:
+    value = wire_value("plan_fixture_0")
+    omitted = copy.deepcopy(value)
+    del omitted["payload"]["memory"]["reusable_execution"]
+    assert "05.9.1/step5_round_trip_omitted_option_key" in _round_trip_rules(omitted)
+    growth = copy.deepcopy(value)
+    growth["payload"]["memory"]["dynamic_pools"][0]["checkpoint_growth_ceiling_bytes"] = 0
+    assert "05.9.1/step5_round_trip_explicit_skipped_default" in _round_trip_rules(growth)
+    version = copy.deepcopy(value)
+    version["payload"]["policy_version"]["note"] = 0
+    assert "01.2/contract_version_extra_keys_rejected_in_reserialized_wires" in _round_trip_rules(version)
+    unknown = copy.deepcopy(value)
+    unknown["payload"]["memory"]["static_allocations"][0]["note"] = 0
+    rules = _round_trip_rules(unknown)
+    assert "05.9.1/step5_round_trip_unknown_nested_key" in rules
+    assert "01.2/contract_version_extra_keys_rejected_in_reserialized_wires" not in rules
+
+
+def test_the_round_trip_difference_classifier() -> None:
+    assert round_trip_difference({"a": [1, 2]}, {"a": [1, 2]}) is None
+    assert round_trip_difference({"a": 1}, {"a": 1, "b": None}) == "omitted"
+    assert round_trip_difference({"a": 1, "checkpoint_growth_ceiling_bytes": 0}, {"a": 1}) == "skipped_default"
+    assert round_trip_difference({"major": 1, "minor": 0, "x": 1}, {"major": 1, "minor": 0}) == "version_key"
+    assert round_trip_difference({"a": 1, "x": 1}, {"a": 1}) == "unknown_key"
+    assert round_trip_difference({"s": ["b", "a"]}, {"s": ["a", "b"]}) == "unsorted_set"
+    assert round_trip_difference({"s": ["a", "a"]}, {"s": ["a"]}) == "unsorted_set"
+    assert round_trip_difference({"n": 1.0}, {"n": 1}) == "value"
+    assert round_trip_difference({"s": ["a", "c"]}, {"s": ["a", "b"]}) == "value"

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conformance.rules import catalogue
 from reference import api
 from reference.canonical import canonical_bytes, direct_bytes, sha256_hex
 from reference.errors import VNextError
@@ -29,6 +30,12 @@ DECODE_KINDS = ("serialization", "unsupported_plan_schema")
 
 
 def _assert_reference_rejects(forgery: Forgery) -> VNextError:
+    known = catalogue().by_id
+    assert [rule for rule in forgery.rules if rule not in known] == [], forgery.operator
+    for rule in forgery.rules:
+        assert known[rule].kind in (None, forgery.expected_kind), (forgery.operator, rule)
+    if forgery.expected_kind == "serialization":
+        assert forgery.fields["context"] == "decode untrusted execution plan"
     with pytest.raises(VNextError) as info:
         api.revalidate(forgery.scenario, forgery.wire_bytes)
     error = info.value
