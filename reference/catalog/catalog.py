@@ -350,9 +350,10 @@ def _from_maps(
     if len(engines) > MAX_ENGINE_PROVIDER_ROWS:
         raise invalid_plan(rows_message)  # rule: 03.11.1/max_engine_rows
     if set(operations) != set(providers):  # e
-        raise invalid_plan(  # rule: 03.11.2/operation_without_provider_entry, 03.11.2/provider_entry_without_operation
-            "capability catalog operations and provider entries differ"
-        )
+        differ = "capability catalog operations and provider entries differ"
+        if set(operations) - set(providers):
+            raise invalid_plan(differ)  # rule: 03.11.2/operation_without_provider_entry
+        raise invalid_plan(differ)  # rule: 03.11.2/provider_entry_without_operation
     device_id = device.id.value
 
     def unsupported(operation_id: OperationId, reason: str) -> UnsupportedOperation:

@@ -170,7 +170,8 @@ def validate_weight_materializer_descriptors(
             device  # rule when 05.10.2/descriptor_fingerprint_canonical: 03.11.6/implementation_fingerprint
         )
     identity = descriptors.get(WeightMaterializerId(IDENTITY_WEIGHT_MATERIALIZER_ID))
+    canonical = "catalog must contain the canonical identity weight materializer"
+    if identity is None:
+        raise invalid_plan(canonical)  # rule: 03.11.6/identity_missing
     if identity != WeightMaterializerDescriptor.identity():
-        raise invalid_plan(  # rule: 03.11.6/identity_missing, 03.11.6/identity_tampered
-            "catalog must contain the canonical identity weight materializer"
-        )
+        raise invalid_plan(canonical)  # rule: 03.11.6/identity_tampered
