@@ -47,6 +47,7 @@ _EAGER_ONLY_FINGERPRINT: Final = "bd310dd799501048f0c7de845dd1d52750d76632c2a84e
 _PAIR: Final = "has an incompatible or invalid constraint"
 _VIOLATES: Final = "violates its declared constraint"
 _PROFILE: Final = "dynamic storage allocator and view are incompatible"
+_LINEAR_CONTIGUOUS: Final = {"allocator": "linear_arena", "view": "contiguous"}
 _PROVIDER: Final = "operation provider `provider.operation.reference` has an invalid identity or storage binding"
 _MATERIALIZER: Final = "has invalid version or implementation identity"
 _ROWS: Final = "capability catalog is empty or exceeds its row limits"
@@ -120,6 +121,13 @@ def _oracle_signature() -> dict[str, Any]:
     target = _main_copy("operation.oracle", "exact")
     target["inputs"] = target["inputs"][:2]
     return _with_operations([target], _reference("operation.oracle"))
+
+
+def _oracle_two_cycle() -> dict[str, Any]:
+    """``operation.main`` and a copy name each other as their reference oracles."""
+    return _with_operations(
+        [_main_copy("operation.oracle", _reference("operation.main"))], _reference("operation.oracle")
+    )
 
 
 def _oracle_depth() -> dict[str, Any]:
@@ -289,6 +297,11 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
     _catalog_cell("operation_decoded_unvalidated", "03.5.2/descriptor_decode_not_validated", _EP,
                   "has an unstable zero major version", Edit((*_OP, "version"), "set", {"major": 0, "minor": 1})),
     # 03.5.3: operation descriptor checks
+    _catalog_cell("operation_input_aliased", "03.5.3/input_aliased", _EP,
+                  "input 0 has invalid access or alias semantics",
+                  Edit((*_IN0, "alias"), "set", {"may_alias": {"tensor_index": 1}})),
+    _catalog_cell("operation_alignment_zero", "03.5.3/alignment_zero", _EP, "has invalid resource requirements",
+                  Edit((*_OP, "resources", "minimum_value_alignment_bytes"), "set", 0)),
     _catalog_cell("operation_output_not_writable", "03.5.3/output_not_writable", _EP, "output 0 is not writable",
                   Edit((*_OUT0, "access"), "set", "read")),
     _catalog_cell("operation_negative_tolerance", "03.5.3/negative_tolerance", _EP, "has a negative oracle tolerance",
@@ -311,6 +324,12 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
                   Edit((*_PROFILE0, "allocator"), "set", _fba(0))),
     _catalog_cell("profile_paged_sizes_differ", "03.6.2/fixed_paged_equal_power_of_two", _SER, _PROFILE,
                   Edit((*_PROFILE0, "allocator"), "set", _fba(64)), Edit((*_PROFILE0, "view"), "set", _paged(128))),
+    _catalog_cell("profile_paged_not_a_power_of_two", "03.14/paged_profile_power_of_two", _SER, _PROFILE,
+                  Edit((*_PROFILE0, "allocator"), "set", _fba(48)), Edit((*_PROFILE0, "view"), "set", _paged(48))),
+    _catalog_cell("requirement_unsorted_profiles", "03.6.3/requirement_wire_unsorted", _SER,
+                  "profiles must be sorted and unique",
+                  Edit((*_ROW, "dynamic_storage_bindings", 0, "storage", "accepted_profiles"), "set",
+                       [{"allocator": _fba(16), "view": "contiguous"}, _LINEAR_CONTIGUOUS])),
     _catalog_cell("requirement_unknown_field", "03.6.1/requirement_deny_unknown", _SER,
                   "unknown field `extra` in DynamicStorageRequirement",
                   Edit((*_ROW, "dynamic_storage_bindings", 0, "storage", "extra"), "set", 1)),
@@ -334,6 +353,8 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
                   "fingerprint does not match the semantics",
                   Edit((*_ROW, "execution_semantics", "contract_fingerprint"), "set", _EAGER_ONLY_FINGERPRINT)),
     # 03.8: operation provider descriptors (decoded: serialization)
+    _catalog_cell("provider_version_major_zero", "03.8.2/version_major_zero", _SER, _PROVIDER,
+                  Edit((*_ROW, "version"), "set", {"major": 0, "minor": 1})),
     _catalog_cell("provider_operation_fingerprint_uppercase", "03.8.2/operation_fingerprint_format", _SER,
                   _PROVIDER, Edit((*_ROW, "operation_fingerprint"), "apply", str.upper)),
     _catalog_cell("provider_implementation_fingerprint_short", "03.8.2/implementation_fingerprint_format", _SER,
@@ -356,6 +377,9 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
                   "unknown field `checkpoint` in OperationProviderDescriptor",
                   Edit((*_ROW, "checkpoint"), "set", None)),
     # 03.9: engine provider descriptors
+    _catalog_cell("engine_fingerprint_uppercase", "03.9/engine_fingerprint_format", _SER,
+                  "has an invalid version or implementation fingerprint",
+                  Edit((*_ENGINE, "implementation_fingerprint"), "set", "A" * 64)),
     _catalog_cell("engine_unknown_field", "03.9/engine_deny_unknown", _SER,
                   "unknown field `extra` in EngineProviderDescriptor", Edit((*_ENGINE, "extra"), "set", 1)),
     # 03.11.1: row limits (step d counts before it reads)
@@ -371,10 +395,16 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
     ScenarioCell("oracle_target_signature", "03.11.3/oracle_target_signature", _EP,
                  "with a different signature", make=_oracle_signature),
     ScenarioCell("oracle_depth_64", "03.11.3/oracle_depth_64", _EP, "exceeds depth 64", make=_oracle_depth),
+    ScenarioCell("oracle_two_cycle", "03.11.3/oracle_two_cycle", _EP, "reference oracle cycle through operation",
+                 make=_oracle_two_cycle),
     # 03.11.6: the catalog's materializer map
     _catalog_cell("materializer_identity_tampered", "03.11.6/identity_tampered", _EP,
                   "must contain the canonical identity weight materializer",
                   Edit((*_IDENTITY, "implementation_fingerprint"), "set", "1" * 64)),
+    _catalog_cell("materializer_identity_missing", "03.11.6/identity_missing", _EP,
+                  "must contain the canonical identity weight materializer",
+                  Edit(("catalog", "weight_materializers"), "delete", "weight-materializer.identity"),
+                  _extra_materializer()),
     _catalog_cell("materializer_unknown_field", "03.11.6/descriptor_deny_unknown", _SER,
                   "unknown field `extra` in WeightMaterializerDescriptor", Edit((*_IDENTITY, "extra"), "set", 1)),
     _catalog_cell("materializer_major_zero", "03.11.6/version_major_zero", _EP, _MATERIALIZER,
