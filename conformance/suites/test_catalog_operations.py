@@ -8,7 +8,8 @@ decoded catalog's fingerprint. ``lookup_engine_provider`` is ``engine_provider(i
 scenario's catalog, answering the descriptor's exact JSON bytes. ``provider_compatibility`` answers
 the exact bytes of the report (its request extended by the operation's required capabilities, the
 providers in sorted order, each rejection's reasons in the fixed order of §11.4, externally tagged).
-Every answer, result or error, must equal the reference's.
+Every answer, result or error, must equal the reference's. A weight selection's registry entries meet the
+catalog device only when they enter the catalog (``select_weight_plan``).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from seeds.catalogs import (
     catalog_with_resources,
     catalog_with_secondary_provider,
 )
-from seeds.scenarios import seed_scenario
+from seeds.scenarios import seed_scenario, weights_plan_scenario
 
 OPERATION = "operation.main"
 ENGINE = "provider.engine.reference"
@@ -473,3 +474,25 @@ def test_a_refused_compatibility_request_is_refused_like_the_reference(
         assert error["context"] == "decode scenario"
     else:
         assert error["context"] == COMPATIBILITY_REQUEST_CONTEXT
+
+
+# ------------------------------------------------------------------ materializer registry against the device
+
+
+@pytest.mark.requires("select_weight_plan")
+@pytest.mark.rules("03.11.6/registry_device_caps_deferred")
+def test_a_registry_entry_meets_the_device_only_in_the_catalog(backend: BackendUnderTest, oracle: Any) -> None:
+    """A registered materializer requiring a capability the device lacks is accepted by the registry: selecting
+    the identity without augmenting the catalog succeeds; augmenting the catalog with it refuses (03 §11.6)."""
+    scenario = weights_plan_scenario("padded_dense")
+    weights = scenario["weights"]
+    weights["registry"]["materializers"][0]["descriptor"]["required_capabilities"] = ["capability.absent"]
+    weights["materializer_id"] = IDENTITY
+    weights["augment_catalog"] = False
+    result, error = _same_outcome(backend, oracle, lambda impl: impl.select_weight_plan(scenario))
+    assert error is None and result is not None, error
+    weights["augment_catalog"] = True
+    with pytest.raises(VNextError) as refused:
+        oracle.select_weight_plan(scenario)
+    assert "requires capabilities absent from device" in refused.value.message, refused.value
+    assert error_of(lambda: backend.select_weight_plan(scenario)) == pinned(refused.value)

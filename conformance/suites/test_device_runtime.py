@@ -25,6 +25,7 @@ from harness.protocol.codecs import RawJson
 from harness.under_test import BackendUnderTest
 from reference.api import StepAnswer, scenario_plan
 from seeds.scenarios import plan_fixture_scenario
+from strategies.budget import with_policy
 
 U64_MAX: Final = (1 << 64) - 1
 OK: Final = "ok"
@@ -589,3 +590,37 @@ def test_describe_error_is_a_valid_report(backend: BackendUnderTest, oracle: Any
         rebuilt = {"op": "device_error_report", "code": report["code"], "message": report["message"]}
         (check,) = oracle.device_runtime_script(SCENARIO, [{**rebuilt, "retryable": False}])
         assert check.value == report, f"step {index}: the report {report} is not a valid DeviceErrorReport"
+
+
+def _tight() -> dict[str, Any]:
+    """The plan fixture under a usable capacity of 200 bytes: its minimum runnable plan (160 bytes) fits, every
+    reservation held at its instance limit (48 static bytes, three instances of 112 dynamic bytes) does not."""
+    return with_policy(plan_fixture_scenario(0), capacity=328, reserve=128)
+
+
+@pytest.mark.requires("device_runtime_script")
+@pytest.mark.rules("03.13.2/second_permit_refused")
+def test_a_permit_beyond_the_plan_is_refused(backend: BackendUnderTest, oracle: Any) -> None:
+    """A second permit for a live static row, a fourth for a dynamic row of three instances and one that would hold
+    more than the usable capacity are refused (03 §13.2 step 2); the permits within the plan are granted."""
+    scenario = _tight()
+    memory = scenario_plan(scenario).plan.memory
+    assert memory.usable_capacity_bytes == 200 and memory.static_bytes + memory.minimum_runnable_request_bytes == 160
+    weight = next(row.resource_id.value for row in memory.static_allocations if row.usage.to_wire() == "weights")
+    dynamic = {
+        name: next(d for d in memory.dynamic_descriptors if name in d.base_resource_id.value)
+        for name in ("input", "output", "state", "scratch")
+    }
+    assert all(d.theoretical_maximum_instances == 3 for d in dynamic.values()), dynamic
+
+    def allocate(name: str) -> dict[str, Any]:
+        return {"op": "allocate", "resource_id": weight if name == "weight" else dynamic[name].base_resource_id.value}
+
+    names = ["weight", "weight", *["input"] * 4, *["output"] * 3, *["state"] * 3, "scratch"]
+    script = [allocate(name) for name in names]
+    want = oracle.device_runtime_script(scenario, script)
+    refused = {index: answer.error.message for index, answer in enumerate(want) if answer.error is not None}
+    assert list(refused) == [1, 5, 12], refused
+    assert "already has 1 live instance" in refused[1] and "already has 3 live instance" in refused[5], refused
+    assert "over the usable capacity 200" in refused[12], refused
+    _compare(backend.device_runtime_script(scenario, script), want)

@@ -5,7 +5,11 @@ the reference's; TestFamily's fingerprint is pinned to the contract vector;
 OrderedSchemaFamily's normalized schema makes its fingerprint independent of
 component, tensor and composite-part order but not of external-name order;
 invalid configs are rejected with ``invalid_model_config``. Catalog
-fingerprints equal the reference's and are independent of provider-list order.
+fingerprints equal the reference's and are independent of provider-list order;
+a catalog spelling every wire form of its enums and constraints (unreduced
+rationals and unsorted profiles included) fingerprints like the reference on
+every device class, and the reference-oracle depth is counted along walks from
+the roots in ascending id.
 """
 
 from __future__ import annotations
@@ -15,9 +19,17 @@ from typing import Any
 
 import pytest
 
+from conformance.suites.contract_errors import pinned
 from harness.under_test import BackendUnderTest
 from reference.api import VNextError
-from seeds.catalogs import catalog, catalog_with_memory, catalog_with_secondary_provider
+from seeds.catalogs import (
+    DEVICE_CLASSES,
+    catalog,
+    catalog_of_every_wire_form,
+    catalog_with_memory,
+    catalog_with_secondary_provider,
+    reference_oracle_chain,
+)
 from seeds.scenarios import seed_scenario
 
 TEST_FAMILY_FINGERPRINT = "f4b3f9f643e98e9e3b3a8b613c20d0eea9a926d0dcc07f0a8a012b94ec4fa908"
@@ -121,3 +133,68 @@ def test_catalog_fingerprint_changes_with_device_memory(backend: BackendUnderTes
     a = backend.fingerprint_catalog(seed_scenario("a", catalog_value=catalog_with_memory(4096)))
     b = backend.fingerprint_catalog(seed_scenario("b", catalog_value=catalog_with_memory(4097)))
     assert a != b
+
+
+def _unreduced(value: Any) -> Any:
+    """``value`` with every rational ``n/d`` spelled ``2n/2d``."""
+    if isinstance(value, dict):
+        if set(value) == {"numerator", "denominator"}:
+            return {"numerator": 2 * value["numerator"], "denominator": 2 * value["denominator"]}
+        return {key: _unreduced(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_unreduced(item) for item in value]
+    return value
+
+
+def _every_wire_form(device_class: str) -> dict[str, Any]:
+    """The catalog of every wire form on a ``device_class`` device, its profiles listed in descending order and
+    its operations' rationals unreduced: decoding sorts the one (03 §6.2) and reduces the other (03 §4)."""
+    scenario = seed_scenario("catalog-wire-forms", catalog_value=catalog_of_every_wire_form(device_class))
+    document = scenario["catalog"]
+    document["device"]["dynamic_storage_profiles"].reverse()
+    document["operations"] = _unreduced(document["operations"])
+    return scenario
+
+
+@pytest.mark.requires("fingerprint_catalog")
+@pytest.mark.rules(
+    "03.3.1/tensor_access_wire", "03.5.1/profile_phase_values", "03.6.1/value_role_order", "03.10/device_class_values"
+)
+@pytest.mark.parametrize("device_class", DEVICE_CLASSES)
+def test_every_catalog_wire_form_fingerprints_like_the_reference(
+    backend: BackendUnderTest, oracle: Any, device_class: str
+) -> None:
+    """Every ``TensorAccess``, ``ProfilePhase``, ``OracleSpec``, ``AttributeConstraint`` and stride form, both
+    execution-semantics presets, input and output bindings, five storage profiles and each ``DeviceClass``."""
+    scenario = _every_wire_form(device_class)
+    want = oracle.fingerprint_catalog(scenario)
+    assert want == catalog_of_every_wire_form(device_class).fingerprint(), "the reference did not canonicalize"
+    assert backend.fingerprint_catalog(scenario) == want
+
+
+def _renamed(value: Any, names: dict[str, str]) -> Any:
+    """``value`` with every string (and object key) of ``names`` replaced."""
+    if isinstance(value, dict):
+        return {names.get(key, key): _renamed(item, names) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_renamed(item, names) for item in value]
+    return names.get(value, value) if isinstance(value, str) else value
+
+
+@pytest.mark.requires("fingerprint_catalog")
+@pytest.mark.rules("03.11.3/oracle_depth_walk_order")
+def test_reference_oracle_depth_is_counted_from_the_first_root(backend: BackendUnderTest, oracle: Any) -> None:
+    """A 65-operation chain whose tail has the least id is accepted (each walk from a root in ascending id meets
+    visited operations after one step); the same chain with its ids reversed, head first, is refused: the walk
+    from its head marks 64 operations and meets a 65th (03 §11.3 pass 2)."""
+    accepted = seed_scenario("oracle-chain", catalog_value=reference_oracle_chain(65))
+    assert backend.fingerprint_catalog(accepted) == oracle.fingerprint_catalog(accepted)
+    names = {f"operation.chain.{index:02d}": f"operation.chain.{64 - index:02d}" for index in range(65)}
+    refused = {**accepted, "catalog": _renamed(accepted["catalog"], names)}
+    with pytest.raises(VNextError) as info:
+        oracle.fingerprint_catalog(refused)
+    assert "exceeds depth 64" in info.value.message, info.value
+    want = pinned(info.value)
+    with pytest.raises(VNextError) as answer:
+        backend.fingerprint_catalog(refused)
+    assert pinned(answer.value) == want

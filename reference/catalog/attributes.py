@@ -123,6 +123,7 @@ class AttributeConstraint:
         obj = read_struct_variant(content, ("minimum", "maximum"), variant=tag, context=context, path=path)
         if tag == "rational_range":
             return cls.rational_range(
+                # rule when 01.5/validating_wire_constructor_errors_are_serialization: 03.4/rational_zero_denominator
                 CanonicalRational.from_wire(obj["minimum"], context=context, path=f"{at}.minimum"),
                 CanonicalRational.from_wire(obj["maximum"], context=context, path=f"{at}.maximum"),
             )
@@ -172,10 +173,20 @@ class AttributeSpec:
         elif ok and c.kind != "bool_equals":
             assert isinstance(c.minimum, int) and isinstance(c.maximum, int)
             ok = c.minimum <= c.maximum
-        if not ok:
-            raise invalid_plan(  # rule: 03.4/pair_bool_equals, 03.4/pair_integer_range, 03.4/pair_unsigned_range
-                f"attribute `{attribute_id}` has an incompatible or invalid constraint"
-            )
+        if ok:
+            return
+        message = f"attribute `{attribute_id}` has an incompatible or invalid constraint"
+        if self.value_kind == "bool":
+            raise invalid_plan(message)  # rule: 03.4/pair_bool_equals
+        if self.value_kind == "integer":
+            raise invalid_plan(message)  # rule: 03.4/pair_integer_range
+        if self.value_kind == "unsigned":
+            raise invalid_plan(message)  # rule: 03.4/pair_unsigned_range
+        if self.value_kind == "rational":
+            raise invalid_plan(message)  # rule: 03.4/pair_rational_range
+        if self.value_kind == "text":
+            raise invalid_plan(message)  # rule: 03.4/pair_text_choices
+        raise invalid_plan(message)  # rule: 03.4/pair_integer_list_length
 
     def accepts(self, value: SemanticValue) -> bool:
         """The constraint holds for ``value`` (inclusive ranges, exact rational comparison)."""
@@ -201,7 +212,11 @@ class AttributeSpec:
     @classmethod
     def from_wire(cls, raw: Any, *, context: str = "decode attribute spec", path: str = "$") -> AttributeSpec:
         obj = WireObject(
-            raw, ("value_kind", "required", "constraint"), type_name="AttributeSpec", context=context, path=path
+            raw,
+            ("value_kind", "required", "constraint"),
+            type_name="AttributeSpec",  # rule when 01.3.6/decode_unknown_field: 03.4/attribute_spec_deny_unknown
+            context=context,
+            path=path,
         )
         return cls(
             obj.enum("value_kind", AttributeValueKind.ALL),
@@ -247,9 +262,17 @@ class AttributeSchema:
                     f"{context} attribute `{attribute_id}` has the wrong value kind"
                 )
             if not spec.accepts(value):
-                raise invalid_plan(  # rule: 03.4/values_range_inclusive, 03.4/values_text_choices
-                    f"attribute `{attribute_id}` violates its declared constraint"
-                )
+                message = f"attribute `{attribute_id}` violates its declared constraint"
+                constraint = spec.constraint.kind
+                if constraint == "bool_equals":
+                    raise invalid_plan(message)  # rule: 03.4/values_bool_equals
+                if constraint == "rational_range":
+                    raise invalid_plan(message)  # rule: 03.4/values_rational_range
+                if constraint == "text_choices":
+                    raise invalid_plan(message)  # rule: 03.4/values_text_choices
+                if constraint == "integer_list_length":
+                    raise invalid_plan(message)  # rule: 03.4/values_list_length
+                raise invalid_plan(message)  # rule: 03.4/values_range_inclusive
         for attribute_id, spec in self.entries.items():
             if spec.required and attribute_id not in values:
                 raise invalid_plan(  # rule: 03.4/values_missing_required
@@ -262,7 +285,13 @@ class AttributeSchema:
     @classmethod
     def from_wire(cls, raw: Any, *, context: str = "decode attribute schema", path: str = "$") -> AttributeSchema:
         """deny_unknown_fields, then the constructor."""
-        obj = WireObject(raw, ("entries",), type_name="AttributeSchema", context=context, path=path)
+        obj = WireObject(
+            raw,
+            ("entries",),
+            type_name="AttributeSchema",  # rule when 01.3.6/decode_unknown_field: 03.4/attribute_schema_deny_unknown
+            context=context,
+            path=path,
+        )
         entries_raw = obj.raw("entries")
         if not isinstance(entries_raw, dict):
             raise Serialization(  # rule: 01.5/struct_wrong_json_type

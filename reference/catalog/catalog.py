@@ -336,19 +336,24 @@ def _from_maps(
         provider_rows += len(entries)
         if provider_rows > USIZE_MAX:
             raise invalid_plan("operation provider row count overflows")  # rule: 03.11.2/provider_row_count_checked
-    if (  # d
-        not operations
-        or not providers
-        or not engines
-        or len(operations) > MAX_OPERATION_CATALOG_ROWS
-        or provider_rows > MAX_OPERATION_PROVIDER_ROWS
-        or len(engines) > MAX_ENGINE_PROVIDER_ROWS
-    ):
-        raise invalid_plan("capability catalog is empty or exceeds its row limits")  # rule: 03.11.2/operations_empty
+    rows_message = "capability catalog is empty or exceeds its row limits"  # d
+    if not operations:
+        raise invalid_plan(rows_message)  # rule: 03.11.2/operations_empty
+    if not providers:
+        raise invalid_plan(rows_message)  # rule: 03.11.2/providers_empty
+    if not engines:
+        raise invalid_plan(rows_message)  # rule: 03.11.2/engines_empty
+    if len(operations) > MAX_OPERATION_CATALOG_ROWS:
+        raise invalid_plan(rows_message)  # rule: 03.11.1/max_operation_rows
+    if provider_rows > MAX_OPERATION_PROVIDER_ROWS:
+        raise invalid_plan(rows_message)  # rule: 03.11.1/max_provider_rows
+    if len(engines) > MAX_ENGINE_PROVIDER_ROWS:
+        raise invalid_plan(rows_message)  # rule: 03.11.1/max_engine_rows
     if set(operations) != set(providers):  # e
-        raise invalid_plan(  # rule: 03.11.2/operation_without_provider_entry, 03.11.2/provider_entry_without_operation
-            "capability catalog operations and provider entries differ"
-        )
+        differ = "capability catalog operations and provider entries differ"
+        if set(operations) - set(providers):
+            raise invalid_plan(differ)  # rule: 03.11.2/operation_without_provider_entry
+        raise invalid_plan(differ)  # rule: 03.11.2/provider_entry_without_operation
     device_id = device.id.value
 
     def unsupported(operation_id: OperationId, reason: str) -> UnsupportedOperation:

@@ -179,6 +179,17 @@ class ProviderCompatibilityReport:
             )
         return self.compatible_provider_ids
 
+    def _incompatible(self, node_id: NodeId, chosen: CompatibilityReason) -> IncompatibleOperationVersion:
+        assert chosen.required is not None and chosen.available is not None
+        return IncompatibleOperationVersion(
+            node_id=node_id.value,
+            operation_id=self.request.operation_id.value,
+            required_major=chosen.required.major,
+            required_minor=chosen.required.minor,
+            available_major=chosen.available.major,
+            available_minor=chosen.available.minor,
+        )
+
     def require_compatible_for_node(self, device_id: DeviceId, node_id: NodeId) -> tuple[ProviderId, ...]:
         """Prefer an operation-version mismatch, then the greatest provider version if all carry one."""
         if self.compatible_provider_ids:
@@ -188,29 +199,26 @@ class ProviderCompatibilityReport:
             chosen = next((r for r in rejection.reasons if r.kind == "operation_version_mismatch"), None)
             if chosen is not None:
                 break
-        if chosen is None:
-            provider_mismatches = [
-                next((r for r in rejection.reasons if r.kind == "provider_version_mismatch"), None)
-                for rejection in self.rejected
-            ]
-            if provider_mismatches and all(r is not None for r in provider_mismatches):
-                for reason in provider_mismatches:
-                    assert reason is not None and reason.available is not None
-                    if chosen is None or (reason.available.major, reason.available.minor) >= (
-                        chosen.available.major,  # type: ignore[union-attr]
-                        chosen.available.minor,  # type: ignore[union-attr]
-                    ):
-                        chosen = reason
         if chosen is not None:
-            assert chosen.required is not None and chosen.available is not None
-            raise IncompatibleOperationVersion(
-                node_id=node_id.value,
-                operation_id=self.request.operation_id.value,
-                required_major=chosen.required.major,
-                required_minor=chosen.required.minor,
-                available_major=chosen.available.major,
-                available_minor=chosen.available.minor,
+            raise self._incompatible(
+                node_id, chosen
             )  # rule: 03.11.4/node_operation_version_first, 04.9/step12_operation_version_mismatch_is_iov
+        provider_mismatches = [
+            next((r for r in rejection.reasons if r.kind == "provider_version_mismatch"), None)
+            for rejection in self.rejected
+        ]
+        if provider_mismatches and all(r is not None for r in provider_mismatches):
+            for reason in provider_mismatches:
+                assert reason is not None and reason.available is not None
+                if chosen is None or (reason.available.major, reason.available.minor) >= (
+                    chosen.available.major,  # type: ignore[union-attr]
+                    chosen.available.minor,  # type: ignore[union-attr]
+                ):
+                    chosen = reason
+        if chosen is not None:
+            raise self._incompatible(
+                node_id, chosen
+            )  # rule: 03.11.4/node_greatest_provider_version, 04.9/step12_all_provider_version_mismatch_is_iov
         raise UnsupportedOperation(  # rule: 04.9/step12_otherwise_unsupported, 03.11.4/node_otherwise_unsupported
             node_id=node_id.value,
             operation_id=self.request.operation_id.value,

@@ -56,14 +56,13 @@ class DeviceDescriptor:
         object.__setattr__(self, "dynamic_storage_profiles", frozenset(self.dynamic_storage_profiles))
 
     def validate(self) -> None:
-        if (
-            self.total_memory_bytes == 0
-            or not self.dynamic_storage_profiles
-            or not is_canonical_sha256(self.runtime_implementation_fingerprint)
-        ):
-            raise invalid_plan(  # rule: 03.10/device_zero_memory, 03.10/device_no_profiles
-                f"device `{self.id}` has invalid memory, storage profiles or runtime identity"
-            )
+        message = f"device `{self.id}` has invalid memory, storage profiles or runtime identity"
+        if self.total_memory_bytes == 0:
+            raise invalid_plan(message)  # rule: 03.10/device_zero_memory
+        if not self.dynamic_storage_profiles:
+            raise invalid_plan(message)  # rule: 03.10/device_no_profiles
+        if not is_canonical_sha256(self.runtime_implementation_fingerprint):
+            raise invalid_plan(message)  # rule: 03.10/device_runtime_fingerprint
 
     def to_wire(self) -> dict[str, Any]:
         return {

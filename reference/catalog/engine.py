@@ -27,10 +27,11 @@ class EngineProviderDescriptor:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "capabilities", frozenset(self.capabilities))
-        if self.contract_version.major == 0 or not is_canonical_sha256(self.implementation_fingerprint):
-            raise invalid_plan(  # rule: 03.9/engine_major_zero, 03.9/engine_fingerprint_format
-                f"engine provider `{self.provider_id}` has an invalid version or implementation fingerprint"
-            )
+        message = f"engine provider `{self.provider_id}` has an invalid version or implementation fingerprint"
+        if self.contract_version.major == 0:
+            raise invalid_plan(message)  # rule: 03.9/engine_major_zero
+        if not is_canonical_sha256(self.implementation_fingerprint):
+            raise invalid_plan(message)  # rule: 03.9/engine_fingerprint_format
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -47,7 +48,13 @@ class EngineProviderDescriptor:
     ) -> EngineProviderDescriptor:
         """deny_unknown_fields, then the constructor."""
         fields = ("provider_id", "contract_version", "implementation_fingerprint", "device_id", "capabilities")
-        obj = WireObject(raw, fields, type_name="EngineProviderDescriptor", context=context, path=path)
+        obj = WireObject(
+            raw,
+            fields,
+            type_name="EngineProviderDescriptor",  # rule when 01.3.6/decode_unknown_field: 03.9/engine_deny_unknown
+            context=context,
+            path=path,
+        )
         args = (
             obj.identity("provider_id", ProviderId),
             ContractVersion.from_wire(obj.raw("contract_version"), context=context),

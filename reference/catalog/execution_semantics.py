@@ -100,7 +100,14 @@ class ProviderExecutionSemantics:
     ) -> ProviderExecutionSemantics:
         """deny_unknown_fields; version exactly 1.0; the fingerprint must be canonical and recomputed equal."""
         fields = ("contract_version", "contract_fingerprint", "repeatability", "replay_equivalence")
-        obj = WireObject(raw, fields, type_name="ProviderExecutionSemantics", context=context, path=path)
+        obj = WireObject(
+            raw,
+            fields,
+            # rule when 01.3.6/decode_unknown_field: 03.7.3/semantics_deny_unknown
+            type_name="ProviderExecutionSemantics",
+            context=context,  # rule when 03.1/derived_struct_missing_field: 03.7.3/semantics_deny_unknown
+            path=path,
+        )
         version = ContractVersion.from_wire(obj.raw("contract_version"), context=context)
         claimed = obj.string("contract_fingerprint")
         if not is_canonical_sha256(claimed):
@@ -117,7 +124,11 @@ class ProviderExecutionSemantics:
             raise Serialization(  # rule: 03.7.3/semantics_version_exact
                 context, f"{obj.at('contract_version')}: unsupported provider execution semantics version"
             )
-        value = cls(replay)
+        value = (
+            cls.bitwise_eager_only()
+            if replay is ProviderReplayEquivalence.INELIGIBLE
+            else cls.bitwise_eager_and_replay()
+        )
         if value.contract_fingerprint != claimed:
             raise Serialization(  # rule: 03.7.3/semantics_fingerprint_recomputed
                 context, f"{obj.at('contract_fingerprint')}: fingerprint does not match the semantics"

@@ -111,12 +111,11 @@ class OperationDescriptor:
             raise invalid_plan(f"operation `{oid}` has no outputs")  # rule: 03.5.3/no_outputs
         for index, contract in enumerate(self.inputs):
             contract.validate(f"operation.{oid}.inputs[{index}]")
-            if contract.access not in (TensorAccess.READ, TensorAccess.READ_WRITE) or not isinstance(
-                contract.alias, NoAlias
-            ):
-                raise invalid_plan(  # rule: 03.5.3/input_not_readable, 03.5.3/input_aliased
-                    f"operation `{oid}` input {index} has invalid access or alias semantics"
-                )
+            semantics = f"operation `{oid}` input {index} has invalid access or alias semantics"
+            if contract.access not in (TensorAccess.READ, TensorAccess.READ_WRITE):
+                raise invalid_plan(semantics)  # rule: 03.5.3/input_not_readable
+            if not isinstance(contract.alias, NoAlias):
+                raise invalid_plan(semantics)  # rule: 03.5.3/input_aliased
         for index, contract in enumerate(self.outputs):
             contract.validate(f"operation.{oid}.outputs[{index}]")
             if contract.access not in (TensorAccess.WRITE, TensorAccess.READ_WRITE):
@@ -128,8 +127,11 @@ class OperationDescriptor:
                 raise invalid_plan(  # rule: 03.5.3/output_alias_out_of_range
                     f"operation `{oid}` output {index} aliases no input"
                 )
-        if not is_power_of_two(self.resources.minimum_value_alignment_bytes):
-            raise invalid_plan(  # rule: 03.5.3/alignment_not_power_of_two, 03.5.3/alignment_zero
+        alignment = self.resources.minimum_value_alignment_bytes
+        if alignment == 0:
+            raise invalid_plan(f"operation `{oid}` has invalid resource requirements")  # rule: 03.5.3/alignment_zero
+        if not is_power_of_two(alignment):
+            raise invalid_plan(  # rule: 03.5.3/alignment_not_power_of_two
                 f"operation `{oid}` has invalid resource requirements"
             )
         tolerance = self.oracle.tolerance

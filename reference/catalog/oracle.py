@@ -84,7 +84,7 @@ class OracleSpec:
                 raise Serialization(  # rule: 01.5/enum_variant_shape
                     context, f"{path}: unit variant `{tag}` takes no content"
                 )
-            return cls(tag)
+            return cls.operation_defined() if tag == "operation_defined" else cls.exact()
         if content is None:
             raise Serialization(context, f"{path}: variant `{tag}` needs content")  # rule: 01.5/enum_variant_shape
         if tag == "reference_operation":
@@ -95,5 +95,7 @@ class OracleSpec:
             )
         obj = read_struct_variant(content, ("tolerance",), variant=tag, context=context, path=path)
         return cls(
-            tag, tolerance=CanonicalRational.from_wire(obj["tolerance"], context=context, path=f"{at}.tolerance")
+            tag,
+            # rule when 01.5/validating_wire_constructor_errors_are_serialization: 03.4/rational_zero_denominator
+            tolerance=CanonicalRational.from_wire(obj["tolerance"], context=context, path=f"{at}.tolerance"),
         )

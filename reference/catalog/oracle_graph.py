@@ -59,9 +59,10 @@ def validate_reference_oracles(operations: Mapping[OperationId, OperationDescrip
             if mark == _VISITED:
                 break
             if mark == _VISITING:
-                raise invalid_plan(  # rule: 03.11.3/oracle_two_cycle, 03.11.3/oracle_self_reference_cycle
-                    f"reference oracle cycle through operation `{current}`"
-                )
+                cycle = f"reference oracle cycle through operation `{current}`"
+                if path[-1] == current:
+                    raise invalid_plan(cycle)  # rule: 03.11.3/oracle_self_reference_cycle
+                raise invalid_plan(cycle)  # rule: 03.11.3/oracle_two_cycle
             if len(path) >= MAX_REFERENCE_ORACLE_DEPTH:
                 raise invalid_plan(  # rule: 03.11.3/oracle_depth_64
                     f"reference oracle chain from `{root}` exceeds depth {MAX_REFERENCE_ORACLE_DEPTH}"

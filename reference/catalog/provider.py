@@ -19,6 +19,7 @@ from reference.catalog.execution_semantics import ProviderExecutionSemantics
 from reference.catalog.storage import DynamicStorageRequirement, ProviderStorageBindingRequirement, ResolvedValueRole
 from reference.errors import Serialization, invalid_plan
 from reference.ids import (
+    IDENTITY_MAX_BYTES,
     CapabilityId,
     DeviceId,
     OperationId,
@@ -76,20 +77,30 @@ class OperationProviderDescriptor:
         object.__setattr__(self, "accepted_weight_formats", frozenset(self.accepted_weight_formats))
         object.__setattr__(self, "accepted_quantization_formats", frozenset(self.accepted_quantization_formats))
         slots = [b.slot for b in bindings]
-        if (
-            self.version.major == 0
-            or not is_canonical_sha256(self.operation_fingerprint)
-            or not is_canonical_sha256(self.provider_implementation_fingerprint)
-            or not isinstance(self.resource_estimator_id, str)
-            or check_portable_string(self.resource_estimator_id) is not None
-            or self.resource_estimator_version.major == 0
-            or not is_canonical_sha256(self.resource_estimator_implementation_fingerprint)
-            or not bindings
-            or len(set(slots)) != len(slots)
-        ):
-            raise invalid_plan(  # rule: 03.8.2/version_major_zero, 03.8.2/estimator_id_charset, 03.8.2/no_bindings
-                f"operation provider `{self.provider_id}` has an invalid identity or storage binding"
-            )
+        message = f"operation provider `{self.provider_id}` has an invalid identity or storage binding"
+        if self.version.major == 0:
+            raise invalid_plan(message)  # rule: 03.8.2/version_major_zero
+        if not is_canonical_sha256(self.operation_fingerprint):
+            raise invalid_plan(message)  # rule: 03.8.2/operation_fingerprint_format
+        if not is_canonical_sha256(self.provider_implementation_fingerprint):
+            raise invalid_plan(message)  # rule: 03.8.2/implementation_fingerprint_format
+        estimator_id = self.resource_estimator_id
+        if not isinstance(estimator_id, str):
+            raise invalid_plan(message)  # rule: 03.8.2/estimator_id_charset
+        if not estimator_id:
+            raise invalid_plan(message)  # rule: 03.8.2/estimator_id_empty
+        if len(estimator_id.encode("utf-8", "surrogatepass")) > IDENTITY_MAX_BYTES:
+            raise invalid_plan(message)  # rule: 03.8.2/estimator_id_too_long
+        if check_portable_string(estimator_id) is not None:
+            raise invalid_plan(message)  # rule: 03.8.2/estimator_id_charset
+        if self.resource_estimator_version.major == 0:
+            raise invalid_plan(message)  # rule: 03.8.2/estimator_version_major_zero
+        if not is_canonical_sha256(self.resource_estimator_implementation_fingerprint):
+            raise invalid_plan(message)  # rule: 03.8.2/estimator_fingerprint_format
+        if not bindings:
+            raise invalid_plan(message)  # rule: 03.8.2/no_bindings
+        if len(set(slots)) != len(slots):
+            raise invalid_plan(message)  # rule: 03.8.2/duplicate_slot
 
     def dynamic_storage_for(self, role: ResolvedValueRole, ordinal: int) -> DynamicStorageRequirement | None:
         """The requirement declared for ``(role, ordinal)``, or None."""
@@ -126,7 +137,14 @@ class OperationProviderDescriptor:
         cls, raw: Any, *, context: str = "decode operation provider descriptor", path: str = "$"
     ) -> OperationProviderDescriptor:
         """deny_unknown_fields (a ``checkpoint`` key is refused), the constructor, then canonical binding order."""
-        obj = WireObject(raw, _FIELDS, type_name="OperationProviderDescriptor", context=context, path=path)
+        obj = WireObject(
+            raw,
+            _FIELDS,
+            # rule when 01.3.6/decode_unknown_field: 03.8.3/provider_deny_unknown
+            type_name="OperationProviderDescriptor",
+            context=context,
+            path=path,
+        )
         bindings_path = obj.at("dynamic_storage_bindings")
         bindings = tuple(
             ProviderStorageBindingRequirement.from_wire(b, context=context, path=f"{bindings_path}[{i}]")

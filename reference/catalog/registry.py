@@ -81,10 +81,11 @@ class OperationRuntimeRegistry:
     __slots__ = ("_authority", "_contracts", "_providers")
 
     def __init__(self, contracts: Sequence[OperationContract], providers: Sequence[OperationResourceEstimator]) -> None:
-        if not contracts or not providers:
-            raise invalid_plan(  # rule: 03.12.3/registry_no_contracts, 03.12.3/registry_no_providers
-                "operation runtime registry needs at least one contract and one provider"
-            )
+        empty = "operation runtime registry needs at least one contract and one provider"
+        if not contracts:
+            raise invalid_plan(empty)  # rule: 03.12.3/registry_no_contracts
+        if not providers:
+            raise invalid_plan(empty)  # rule: 03.12.3/registry_no_providers
         by_operation: dict[OperationId, OperationContract] = {}
         for contract in contracts:
             descriptor = contract.descriptor()

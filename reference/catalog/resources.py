@@ -51,7 +51,14 @@ class ResourceRequirements:
         cls, raw: Any, *, context: str = "decode resource requirements", path: str = "$"
     ) -> ResourceRequirements:
         fields = ("minimum_value_alignment_bytes", "scratch", "binding", "persistent")
-        obj = WireObject(raw, fields, type_name="ResourceRequirements", context=context, path=path)
+        obj = WireObject(
+            raw,
+            fields,
+            # rule when 01.3.6/decode_unknown_field: 03.5.1/resource_requirements_strict
+            type_name="ResourceRequirements",
+            context=context,  # rule when 03.1/derived_struct_missing_field: 03.5.1/resource_requirements_strict
+            path=path,
+        )
         presence = {
             name: ResourcePresenceRequirement.from_wire(obj.raw(name), context=context, path=obj.at(name))
             for name in fields[1:]

@@ -124,10 +124,18 @@ class DynamicStorageProfile:
             ok = is_power_of_two(a)
         else:
             ok = is_power_of_two(a) and a == v
-        if not ok:
-            raise invalid_plan(  # rule: 03.14/paged_profile_power_of_two, 03.6.2/fixed_contiguous_power_of_two
-                "dynamic storage allocator and view are incompatible"
-            )
+        if ok:
+            return
+        message = "dynamic storage allocator and view are incompatible"
+        if a is None:
+            raise invalid_plan(message)  # rule: 03.6.2/linear_paged_never
+        if a == 0 or v == 0:
+            raise invalid_plan(message)  # rule: 03.6.2/block_bytes_zero
+        if v is None:
+            raise invalid_plan(message)  # rule: 03.6.2/fixed_contiguous_power_of_two
+        if a != v:
+            raise invalid_plan(message)  # rule: 03.6.2/fixed_paged_equal_power_of_two
+        raise invalid_plan(message)  # rule: 03.6.2/fixed_paged_equal_power_of_two, 03.14/paged_profile_power_of_two
 
     @classmethod
     def linear_contiguous(cls) -> DynamicStorageProfile:
@@ -155,7 +163,13 @@ class DynamicStorageProfile:
         cls, raw: Any, *, context: str = "decode dynamic storage profile", path: str = "$"
     ) -> DynamicStorageProfile:
         """deny_unknown_fields, then the constructor."""
-        obj = WireObject(raw, ("allocator", "view"), type_name="DynamicStorageProfile", context=context, path=path)
+        obj = WireObject(
+            raw,
+            ("allocator", "view"),
+            type_name="DynamicStorageProfile",  # rule when 01.3.6/decode_unknown_field: 03.6.1/profile_deny_unknown
+            context=context,
+            path=path,
+        )
         allocator = DynamicStorageAllocator.from_wire(obj.raw("allocator"), context=context, path=obj.at("allocator"))
         view = DynamicStorageView.from_wire(obj.raw("view"), context=context, path=obj.at("view"))
         return decode_with(lambda: cls(allocator, view), context=context, path=path)
@@ -197,13 +211,31 @@ class DynamicStorageRequirement:
         cls, raw: Any, *, context: str = "decode dynamic storage requirement", path: str = "$"
     ) -> DynamicStorageRequirement:
         """deny_unknown_fields; the list must already be sorted, unique and non-empty."""
-        obj = WireObject(raw, ("accepted_profiles",), type_name="DynamicStorageRequirement", context=context, path=path)
-        profiles = profiles_from_wire(obj.raw("accepted_profiles"), context=context, path=obj.at("accepted_profiles"))
-        requirement = decode_with(lambda: cls(profiles), context=context, path=path)
+        obj = WireObject(
+            raw,
+            ("accepted_profiles",),
+            # rule when 01.3.6/decode_unknown_field: 03.6.1/requirement_deny_unknown
+            type_name="DynamicStorageRequirement",
+            context=context,
+            path=path,
+        )
+        profiles = profiles_from_wire(
+            obj.raw("accepted_profiles"),
+            # rule when 01.5/validating_wire_constructor_errors_are_serialization: 03.6.3/requirement_wire_profiles_validated  # noqa: E501
+            context=context,
+            path=obj.at("accepted_profiles"),
+        )
+        requirement = decode_with(
+            # rule when 01.5/validating_wire_constructor_errors_are_serialization: 03.6.3/requirement_wire_empty
+            lambda: cls(profiles),
+            context=context,
+            path=path,
+        )
         if list(requirement.accepted_profiles) != profiles:
-            raise Serialization(  # rule: 03.6.1/requirement_deny_unknown, 03.6.3/requirement_wire_unsorted
-                context, f"{obj.at('accepted_profiles')}: profiles must be sorted and unique"
-            )
+            message = f"{obj.at('accepted_profiles')}: profiles must be sorted and unique"
+            if len(set(profiles)) != len(profiles):
+                raise Serialization(context, message)  # rule: 03.6.3/requirement_wire_duplicates
+            raise Serialization(context, message)  # rule: 03.6.3/requirement_wire_unsorted
         return requirement
 
 

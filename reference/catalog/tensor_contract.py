@@ -324,13 +324,6 @@ class MustAlias(AliasPolicy):
 # --------------------------------------------------------------------------- contract
 
 
-def _bad_stride(stride: StrideConstraint) -> bool:
-    """``ExactBytes(0)`` or a blank ``Symbol``."""
-    if isinstance(stride, ExactBytesStride):
-        return stride.value == 0
-    return isinstance(stride, SymbolStride) and is_blank(stride.name)
-
-
 def canonical_layouts(layouts: Iterable[LayoutConstraint]) -> tuple[LayoutConstraint, ...]:
     """Sort by the derived ``Ord`` of §3.1 and drop exact duplicates."""
     out: list[LayoutConstraint] = []
@@ -367,10 +360,12 @@ class TensorContract:
         if not self.layouts:
             raise invalid_plan(f"{field} must declare at least one layout")  # rule: 03.3.2/layouts_empty
         for index, dim in enumerate(self.dimensions):
-            if (isinstance(dim, ExactDimension) and dim.value == 0) or (
-                isinstance(dim, RangeDimension) and dim.minimum == 0
-            ):
+            if isinstance(dim, ExactDimension) and dim.value == 0:
                 raise invalid_plan(f"{field}.dimensions[{index}] admits a zero extent")  # rule: 03.3.2/exact_zero
+            if isinstance(dim, RangeDimension) and dim.minimum == 0:
+                raise invalid_plan(  # rule: 03.3.2/range_minimum_zero
+                    f"{field}.dimensions[{index}] admits a zero extent"
+                )
             if isinstance(dim, RangeDimension) and dim.minimum > dim.maximum:
                 raise invalid_plan(f"{field}.dimensions[{index}] has an inverted range")  # rule: 03.3.2/range_inverted
             if isinstance(dim, SymbolDimension) and is_blank(dim.name):
@@ -378,15 +373,28 @@ class TensorContract:
         rank = self.rank
         for layout in self.layouts:
             if isinstance(layout, StridedLayout):
-                if len(layout.strides) != rank or any(_bad_stride(s) for s in layout.strides):
+                if len(layout.strides) != rank:
                     raise invalid_plan(f"{field} has an invalid strided layout")  # rule: 03.3.2/strided_rank
-            elif isinstance(layout, BlockedLayout) and (
-                len(layout.block) != rank
-                or any(extent == 0 for extent in layout.block)
-                or len(layout.axis_order) != rank
-                or set(layout.axis_order) != set(range(rank))
-            ):
-                raise invalid_plan(f"{field} has an invalid blocked layout")  # rule: 03.3.2/blocked_rank
+                for stride in layout.strides:
+                    if isinstance(stride, ExactBytesStride) and stride.value == 0:
+                        raise invalid_plan(  # rule: 03.3.2/strided_zero_stride
+                            f"{field} has an invalid strided layout"
+                        )
+                    if isinstance(stride, SymbolStride) and is_blank(stride.name):
+                        raise invalid_plan(  # rule: 03.3.2/strided_blank_symbol
+                            f"{field} has an invalid strided layout"
+                        )
+            elif isinstance(layout, BlockedLayout):
+                if len(layout.block) != rank:
+                    raise invalid_plan(f"{field} has an invalid blocked layout")  # rule: 03.3.2/blocked_rank
+                if any(extent == 0 for extent in layout.block):
+                    raise invalid_plan(  # rule: 03.3.2/blocked_zero_extent
+                        f"{field} has an invalid blocked layout"
+                    )
+                if len(layout.axis_order) != rank or set(layout.axis_order) != set(range(rank)):
+                    raise invalid_plan(  # rule: 03.3.2/blocked_axis_order
+                        f"{field} has an invalid blocked layout"
+                    )
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -401,7 +409,13 @@ class TensorContract:
     def from_wire(cls, raw: Any, *, context: str = "decode tensor contract", path: str = "$") -> TensorContract:
         """deny_unknown_fields, then the constructor (layouts are normalised, not rejected)."""
         fields = ("dimensions", "element_types", "layouts", "access", "alias")
-        obj = WireObject(raw, fields, type_name="TensorContract", context=context, path=path)
+        obj = WireObject(
+            raw,
+            fields,
+            type_name="TensorContract",  # rule when 01.3.6/decode_unknown_field: 03.3.2/tensor_contract_deny_unknown
+            context=context,
+            path=path,
+        )
         dims = tuple(
             DimensionConstraint.from_wire(d, context=context, path=f"{obj.at('dimensions')}[{i}]")
             for i, d in enumerate(obj.array("dimensions"))

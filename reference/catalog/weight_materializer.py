@@ -92,10 +92,11 @@ class WeightMaterializerDescriptor:
 
     def validate_structure(self) -> None:
         """Major != 0 and a canonical implementation fingerprint."""
-        if self.version.major == 0 or not is_canonical_sha256(self.implementation_fingerprint):
-            raise invalid_plan(
-                f"weight materializer descriptor `{self.id}` has invalid version or implementation identity"
-            )  # rule: 05.10.2/descriptor_fingerprint_canonical, 05.10.2/descriptor_version_major_nonzero
+        message = f"weight materializer descriptor `{self.id}` has invalid version or implementation identity"
+        if self.version.major == 0:
+            raise invalid_plan(message)  # rule: 05.10.2/descriptor_version_major_nonzero
+        if not is_canonical_sha256(self.implementation_fingerprint):
+            raise invalid_plan(message)  # rule: 05.10.2/descriptor_fingerprint_canonical
 
     def validate_for_device(self, device: DeviceDescriptor) -> None:
         """Structure, then ``required_capabilities`` within the device's."""
@@ -124,7 +125,14 @@ class WeightMaterializerDescriptor:
     ) -> WeightMaterializerDescriptor:
         """deny_unknown_fields; no validation (it happens on entry to a catalog or registry)."""
         fields = ("id", "version", "implementation_fingerprint", "fidelity", "required_capabilities")
-        obj = WireObject(raw, fields, type_name="WeightMaterializerDescriptor", context=context, path=path)
+        obj = WireObject(
+            raw,
+            fields,
+            # rule when 01.3.6/decode_unknown_field: 03.11.6/descriptor_deny_unknown
+            type_name="WeightMaterializerDescriptor",
+            context=context,
+            path=path,
+        )
         return cls(
             obj.identity("id", WeightMaterializerId),
             ContractVersion.from_wire(obj.raw("version"), context=context),
@@ -146,19 +154,24 @@ def validate_weight_materializer_descriptors(
     device: DeviceDescriptor, descriptors: Mapping[WeightMaterializerId, WeightMaterializerDescriptor]
 ) -> None:
     """§11.6: size 1..=64, then per key (ascending) key==id and device fit, then the exact identity entry."""
-    if not descriptors or len(descriptors) > MAX_WEIGHT_MATERIALIZERS:
-        raise invalid_plan(  # rule: 03.11.6/map_empty, 03.11.6/map_over_64
-            f"catalog must contain between 1 and {MAX_WEIGHT_MATERIALIZERS} weight materializers"
-        )
+    size_message = f"catalog must contain between 1 and {MAX_WEIGHT_MATERIALIZERS} weight materializers"
+    if not descriptors:
+        raise invalid_plan(size_message)  # rule: 03.11.6/map_empty
+    if len(descriptors) > MAX_WEIGHT_MATERIALIZERS:
+        raise invalid_plan(size_message)  # rule: 03.11.6/map_over_64, 03.11.1/max_weight_materializers
     for key in sorted(descriptors):
         descriptor = descriptors[key]
         if key != descriptor.id:
             raise invalid_plan(  # rule: 03.11.6/key_not_id
                 f"weight materializer key `{key}` does not match descriptor id `{descriptor.id}`"
             )
-        descriptor.validate_for_device(device)
-    identity = descriptors.get(WeightMaterializerId(IDENTITY_WEIGHT_MATERIALIZER_ID))
-    if identity != WeightMaterializerDescriptor.identity():
-        raise invalid_plan(  # rule: 03.11.6/identity_missing, 03.11.6/identity_tampered
-            "catalog must contain the canonical identity weight materializer"
+        descriptor.validate_for_device(  # rule when 05.10.2/validate_for_device: 03.11.6/capabilities_beyond_device
+            # rule when 05.10.2/descriptor_version_major_nonzero: 03.11.6/version_major_zero
+            device  # rule when 05.10.2/descriptor_fingerprint_canonical: 03.11.6/implementation_fingerprint
         )
+    identity = descriptors.get(WeightMaterializerId(IDENTITY_WEIGHT_MATERIALIZER_ID))
+    canonical = "catalog must contain the canonical identity weight materializer"
+    if identity is None:
+        raise invalid_plan(canonical)  # rule: 03.11.6/identity_missing
+    if identity != WeightMaterializerDescriptor.identity():
+        raise invalid_plan(canonical)  # rule: 03.11.6/identity_tampered

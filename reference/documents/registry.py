@@ -65,7 +65,9 @@ class DeclaredOperationContract:
     def validate_signature(self, inputs: Sequence[TensorContract], outputs: Sequence[TensorContract]) -> None:
         self.calls += 1
         if self.reject_signature or tuple(inputs) != self.operation.inputs or tuple(outputs) != self.operation.outputs:
-            raise invalid_plan("typed operation signature rejected")  # rule: 04.9/step07_validate_signature
+            raise invalid_plan(  # rule: 04.9/step07_validate_signature, 03.12.1/signature_validated
+                "typed operation signature rejected"
+            )
 
 
 @dataclass(frozen=True, slots=True)

@@ -316,7 +316,8 @@ class PlanNodeResolution:
                 continue
             candidates.append(plan)
         if not candidates:
-            raise InvalidExecutionPlan(  # rule: 04.4.1/empty_profile_order_fails_resolution
+            raise InvalidExecutionPlan(
+                # rule: 04.4.1/empty_profile_order_fails_resolution, 03.6.4/storage_incompatible_dropped
                 reason=f"node `{node.id}` has no provider with available storage"
             )
         ordered = validate_provider_resolution(candidates, rejections)
@@ -336,7 +337,7 @@ def _check_contract(registry: OperationPlanningHandle, operation: OperationDescr
     """Step 7: exactly one registered contract, equal to the catalog descriptor; one signature call."""
     contracts = registry.contracts_for(operation.id)
     if len(contracts) != 1:
-        raise InvalidExecutionPlan(  # rule: 04.9/step07_exactly_one_contract
+        raise InvalidExecutionPlan(  # rule: 04.9/step07_exactly_one_contract, 03.12.1/exactly_one_contract
             reason=f"operation `{operation.id}` needs exactly one registered contract"
         )
     contract = contracts[0]

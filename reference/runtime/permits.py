@@ -131,7 +131,7 @@ class PlanAllocationAuthority:
             )
         live = self._live.get(request.resource_id, 0)
         if live >= reservation.maximum_instances:
-            raise self._refuse(  # rule: 03.13.2/executor_permit_accounting
+            raise self._refuse(  # rule: 03.13.2/executor_permit_accounting, 03.13.2/second_permit_refused
                 f"resource `{request.resource_id}` already has {live} live instance(s)"
             )
         if self._granted_bytes + planned.size_bytes > self._memory.usable_capacity_bytes:

@@ -48,10 +48,20 @@ class WeightMaterializerRegistry:
         entries: dict[WeightMaterializerId, WeightMaterializer] = {identity.descriptor().id: identity}
         for materializer in materializers:
             descriptor = materializer.descriptor()
-            descriptor.validate_structure()
+            descriptor.validate_structure(
+                # rule when 05.10.2/descriptor_version_major_nonzero: 03.11.6/registry_entry_structure
+                # rule when 05.10.2/descriptor_version_major_nonzero: 05.10.4/registry_entry_structure
+                # rule when 05.10.2/descriptor_fingerprint_canonical: 03.11.6/registry_entry_structure
+                # rule when 05.10.2/descriptor_fingerprint_canonical: 05.10.4/registry_entry_structure
+            )
             if descriptor.id in entries:
-                raise InvalidExecutionPlan(  # rule: 05.10.4/registry_size_limit, 03.11.6/registry_duplicate_id
-                    reason=f"duplicate weight materializer `{descriptor.id}`"
+                duplicate = f"duplicate weight materializer `{descriptor.id}`"
+                if descriptor.id == identity.descriptor().id:
+                    raise InvalidExecutionPlan(
+                        reason=duplicate  # rule: 03.11.6/registry_identity_is_duplicate, 05.10.4/registry_duplicate_id
+                    )
+                raise InvalidExecutionPlan(  # rule: 03.11.6/registry_duplicate_id, 05.10.4/registry_duplicate_id
+                    reason=duplicate
                 )
             entries[descriptor.id] = materializer
         self._materializers = MappingProxyType(dict(sorted(entries.items())))
