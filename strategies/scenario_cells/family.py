@@ -125,6 +125,19 @@ def _cell(name: str, rule: str, kind: str, reason: str, *edits: Edit, **fields: 
     return ScenarioCell(name, rule, kind, reason, edits=edits, fields=fields)
 
 
+def _metadata_cell(name: str, rule: str, reason: str, path: tuple[str, ...], value: Any) -> ScenarioCell:
+    """The family's semantic metadata with the value at ``path`` replaced (02 §11.3, checked by define)."""
+    edit = Edit((*_DOC, "semantic_metadata", *path), "set", value)
+    return ScenarioCell(name, rule, _IMC, reason, edits=(edit,), fields={**_FAMILY, "field": "semantic_metadata"})
+
+
+def _source_file_cell(name: str, rule: str, source_file: str) -> ScenarioCell:
+    """A template source file that breaks one clause of the clean-relative-path rule (02 §11.3, 01 §1.4)."""
+    return _metadata_cell(
+        name, rule, "source_file must be a clean relative path", ("template", "source_file"), source_file
+    )
+
+
 def _component_cell(name: str, rule: str, kind: str, reason: str, *components: dict[str, Any]) -> ScenarioCell:
     edits = tuple(Edit(_COMPONENTS, "append", component) for component in components)
     fields = {_EP: {}, _SER: _DOCUMENT}.get(kind, {**_FAMILY, "field": "weight_schema.components.encoding"})
@@ -513,6 +526,27 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
             },
         ),
         **_DOCUMENT,
+    ),
+    # 02.11.3 / 01.1.4 / 02.6.1: define validates the semantic metadata, one check after another
+    _metadata_cell(
+        "template_empty", "02.11.3/template_empty", "template must not be empty", ("template", "template"), ""
+    ),
+    _source_file_cell("source_file_empty", "02.11.3/source_file_empty", ""),
+    _source_file_cell("source_file_absolute", "02.11.3/source_file_absolute", "/templates/chat.json"),
+    _source_file_cell("source_file_backslash", "02.11.3/source_file_backslash", "templates\\chat.json"),
+    _source_file_cell("source_file_double_slash", "02.11.3/source_file_empty_segment", "templates//chat.json"),
+    _source_file_cell("source_file_trailing_slash", "02.11.3/source_file_empty_segment", "templates/"),
+    _source_file_cell("source_file_dot_segment", "02.11.3/source_file_dot_segment", "./template.json"),
+    _source_file_cell("source_file_dotdot_segment", "02.11.3/source_file_dotdot_segment", "templates/../template.json"),
+    _metadata_cell(
+        "template_sha_uppercase",
+        "02.11.3/template_sha_not_canonical",
+        "sha256 must be 64 lowercase hex",
+        ("template", "sha256"),
+        "C" * 64,
+    ),
+    _metadata_cell(
+        "eos_token_ids_empty", "02.11.3/eos_empty", "at least one eos token id", ("special_tokens", "eos_token_ids"), []
     ),
     # 02.11.1: special-token collisions
     _cell(
