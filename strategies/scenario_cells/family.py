@@ -26,7 +26,9 @@ _IMC: Final = "invalid_model_config"
 _DOC: Final = ("family", "document")
 _SCHEMA: Final = (*_DOC, "weight_schema")
 _COMPONENTS: Final = (*_SCHEMA, "components")
-_PROFILE: Final = (*_DOC, "numerical_profiles", "profiles", 0)
+_PROFILES: Final = (*_DOC, "numerical_profiles")
+_PROFILE: Final = (*_PROFILES, "profiles", 0)
+_PROFILE_STATE: Final = (*_PROFILE, "states", 0)
 _PROGRAM: Final = (*_DOC, "program")
 _NODE: Final = (*_PROGRAM, "blocks", 0, "nodes", {"id": "node.main"})
 _STATE: Final = (*_PROGRAM, "states", 0)
@@ -136,6 +138,15 @@ def _source_file_cell(name: str, rule: str, source_file: str) -> ScenarioCell:
     return _metadata_cell(
         name, rule, "source_file must be a clean relative path", ("template", "source_file"), source_file
     )
+
+
+def _profile_cell(
+    name: str, rule: str, kind: str, reason: str, *edits: Edit, family: str = "family.synthetic"
+) -> ScenarioCell:
+    """The family's numerical profiles edited (02 §9, checked by define's ``FamilyNumericalProfiles::new``);
+    an ``invalid_model_config`` names ``family`` (the profile's or the family's, as the rule says)."""
+    fields = {_IMC: {"family_id": family, "field": "numerical_profile"}, _SER: _DOCUMENT}.get(kind, {})
+    return ScenarioCell(name, rule, kind, reason, edits=edits, fields=fields)
 
 
 def _component_cell(name: str, rule: str, kind: str, reason: str, *components: dict[str, Any]) -> ScenarioCell:
@@ -278,6 +289,142 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         ),
         **_FAMILY,
         field="numerical_profile",
+    ),
+    # 02.9.1 / 02.1: the profile's own decode
+    _profile_cell(
+        "profile_kv_storage_field",
+        "02.9.1/profile_no_kv_storage",
+        _SER,
+        "unknown field `kv_storage` in NumericalExecutionProfile",
+        Edit((*_PROFILE, "kv_storage"), "set", "paged"),
+    ),
+    _profile_cell(
+        "profile_operation_unknown_field",
+        "02.1/deny_unknown_numerical_operation_contract",
+        _SER,
+        "unknown field `precision` in NumericalOperationContract",
+        Edit((*_PROFILE, "operations", 0, "precision"), "set", "f32"),
+    ),
+    # 02.9.2: NumericalExecutionProfile::validate, one check after another
+    _profile_cell(
+        "profile_no_operations",
+        "02.9.2/profile_no_operations",
+        _IMC,
+        "at least one operation",
+        Edit((*_PROFILE, "operations"), "set", []),
+    ),
+    _profile_cell(
+        "profile_primary_missing",
+        "02.9.2/primary_activation_missing",
+        _IMC,
+        "primary activation must be a float boundary",
+        Edit((*_PROFILE, "primary_activation"), "set", "value.input"),
+    ),
+    _profile_cell(
+        "profile_primary_not_float",
+        "02.9.2/primary_activation_not_float",
+        _IMC,
+        "primary activation must be a float boundary",
+        Edit((*_PROFILE, "boundaries", "value.output"), "set", "i32"),
+    ),
+    _profile_cell(
+        "profile_operation_version_zero",
+        "02.9.2/operation_version_major_zero",
+        _IMC,
+        "is duplicated or has version 0.x",
+        Edit((*_PROFILE, "operations", 0, "version"), "set", {"major": 0, "minor": 1}),
+    ),
+    _profile_cell(
+        "profile_state_value_id_duplicate",
+        "02.9.2/duplicate_state_value_id",
+        _IMC,
+        "state `state.other` is duplicated",
+        Edit((*_PROFILE, "states"), "dup"),
+        Edit((*_PROFILE, "states", 1, "id"), "set", "state.other"),
+    ),
+    _profile_cell(
+        "profile_state_tensor_zero_dimension",
+        "02.9.2/state_tensor_bare",
+        _EP,
+        "numerical_profile.states.tensor is invalid: tensor dimensions must be non-zero",
+        Edit((*_PROFILE_STATE, "tensor", "dimensions"), "set", [0]),
+    ),
+    _profile_cell(
+        "profile_state_demand_below_tensor",
+        "02.9.2/state_demand_bare",
+        _EP,
+        "bytes_per_token is below the tensor size",
+        Edit(
+            (*_PROFILE_STATE, "capacity_demand"), "set", {"token_scaled": {"bytes_per_token": 2, "maximum_tokens": 4}}
+        ),
+    ),
+    _profile_cell(
+        "profile_primary_before_state_tensor",
+        "02.9.2/profile_validate_order",
+        _IMC,
+        "primary activation must be a float boundary",
+        Edit((*_PROFILE, "primary_activation"), "set", "value.input"),
+        Edit((*_PROFILE_STATE, "tensor", "dimensions"), "set", [0]),
+    ),
+    _profile_cell(
+        "profile_operation_before_state_demand",
+        "02.9.2/profile_validate_order",
+        _IMC,
+        "is duplicated or has version 0.x",
+        Edit((*_PROFILE, "operations"), "dup"),
+        Edit(
+            (*_PROFILE_STATE, "capacity_demand"), "set", {"token_scaled": {"bytes_per_token": 2, "maximum_tokens": 4}}
+        ),
+    ),
+    # 02.9.3: FamilyNumericalProfiles::new, in order (a profile's own error keeps the profile's family id)
+    _profile_cell(
+        "profiles_empty",
+        "02.9.3/profiles_empty",
+        _IMC,
+        "at least one profile",
+        Edit((*_PROFILES, "profiles"), "set", []),
+    ),
+    _profile_cell(
+        "profile_id_duplicate",
+        "02.9.3/duplicate_profile_id",
+        _IMC,
+        "profile `fixture.f32` belongs to another family or is duplicated",
+        Edit((*_PROFILES, "profiles"), "dup"),
+    ),
+    _profile_cell(
+        "auto_preference_duplicate",
+        "02.9.3/auto_preference_duplicate",
+        _IMC,
+        "auto preference must list declared profiles once each",
+        Edit((*_PROFILES, "auto_preference"), "dup"),
+    ),
+    _profile_cell(
+        "foreign_profile_error_propagates",
+        "02.9.3/profile_validate_propagates",
+        _IMC,
+        "numerical profile needs a non-zero major version",
+        Edit((*_PROFILE, "family_id"), "set", "family.other"),
+        Edit((*_PROFILE, "version", "major"), "set", 0),
+        family="family.other",
+    ),
+    _profile_cell(
+        "profiles_version_before_profiles",
+        "02.9.3/profiles_new_order",
+        _IMC,
+        "family numerical profiles need a non-zero major version",
+        Edit((*_PROFILES, "version", "major"), "set", 0),
+        Edit((*_PROFILE, "family_id"), "set", "family.other"),
+        Edit((*_PROFILE, "version", "major"), "set", 0),
+    ),
+    _profile_cell(
+        "profiles_validated_before_preference",
+        "02.9.3/profiles_new_order",
+        _IMC,
+        "numerical profile needs a non-zero major version",
+        Edit((*_PROFILE, "family_id"), "set", "family.other"),
+        Edit((*_PROFILE, "version", "major"), "set", 0),
+        Edit((*_PROFILES, "auto_preference"), "append", "fixture.absent"),
+        family="family.other",
     ),
     _cell(
         "profile_unknown",
