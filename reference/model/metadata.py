@@ -90,7 +90,9 @@ class SpecialTokenCollision:
 
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> SpecialTokenCollision:
-        f = WireObject(raw, ("first", "second"), type_name="SpecialTokenCollision", context=context, path=path)
+        f = WireObject(  # rule when 01.3.6/decode_unknown_field: 02.1/deny_unknown_special_token_collision
+            raw, ("first", "second"), type_name="SpecialTokenCollision", context=context, path=path
+        )
         roles = [r.value for r in SpecialTokenRole]
         first = SpecialTokenRole(read_enum(f.raw("first"), roles, context=context, path=f.at("first")))
         second = SpecialTokenRole(read_enum(f.raw("second"), roles, context=context, path=f.at("second")))
@@ -120,7 +122,9 @@ class SpecialTokenCollisionPolicy:
 
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> SpecialTokenCollisionPolicy:
-        f = WireObject(raw, ("allowed",), type_name="SpecialTokenCollisionPolicy", context=context, path=path)
+        f = WireObject(  # rule when 01.3.6/decode_unknown_field: 02.1/deny_unknown_special_token_collision_policy
+            raw, ("allowed",), type_name="SpecialTokenCollisionPolicy", context=context, path=path
+        )
         return cls(f.items("allowed", SpecialTokenCollision.from_wire))
 
 

@@ -32,8 +32,12 @@ _PROFILE_STATE: Final = (*_PROFILE, "states", 0)
 _PROGRAM: Final = (*_DOC, "program")
 _NODE: Final = (*_PROGRAM, "blocks", 0, "nodes", {"id": "node.main"})
 _STATE: Final = (*_PROGRAM, "states", 0)
+_WEIGHT: Final = (*_PROGRAM, "weights", 0)
+_COLLISIONS: Final = (*_DOC, "semantic_metadata", "special_tokens", "collision_policy")
 _V1: Final = {"major": 1, "minor": 0}
 _ONE: Final = {"numerator": 1, "denominator": 1}
+_COMPLETED: Final = {"contract_version": _V1, "contents": "prefix_positions", "input_dependency": "exact_token_prefix"}
+_COMPLETED_BOUNDARY: Final = {"completed_boundary": _COMPLETED}
 _SCENARIO: Final = {"context": "decode scenario"}
 _DOCUMENT: Final = {"context": "decode model family document"}
 _POLICY_DOCUMENT: Final = {"context": "decode runtime policy document"}
@@ -498,6 +502,175 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         _SER,
         "state capacity overflows u64",
         Edit((*_STATE, "capacity_demand"), "set", {"token_scaled": {"bytes_per_token": 2**63, "maximum_tokens": 4}}),
+        **_DOCUMENT,
+    ),
+    # 02.10.3 / 01.1.4: ModelProgram::new, rule by rule (states and weights before blocks, inputs before outputs)
+    _cell(
+        "program_inputs_duplicate",
+        "02.10.3/inputs_duplicate",
+        _IMC,
+        "program inputs must be non-empty and unique",
+        Edit((*_PROGRAM, "inputs"), "dup"),
+        **_FAMILY,
+        field="program.inputs",
+    ),
+    _cell(
+        "state_checkpoint_before_tensor",
+        "02.10.3/state_checkpoint_lifetime_bare",
+        _EP,
+        "state checkpoints require sequence lifetime",
+        Edit((*_STATE, "lifetime"), "set", "request"),
+        Edit((*_STATE, "checkpoint"), "set", _COMPLETED_BOUNDARY),
+        Edit((*_STATE, "tensor", "dimensions"), "set", [0]),
+    ),
+    _cell(
+        "program_state_demand_below_tensor",
+        "02.10.3/state_invalid_demand",
+        _IMC,
+        "bytes_per_token is below the tensor size",
+        Edit((*_STATE, "capacity_demand"), "set", {"token_scaled": {"bytes_per_token": 2, "maximum_tokens": 4}}),
+        **_FAMILY,
+        field="program.states.value_id",
+    ),
+    _cell(
+        "weight_tensor_zero_dimension",
+        "02.10.3/weight_tensor_bare",
+        _EP,
+        "program.weights.tensor is invalid: tensor dimensions must be non-zero",
+        Edit((*_WEIGHT, "tensor", "dimensions"), "set", [0]),
+    ),
+    _cell(
+        "weight_duplicate_before_tensor",
+        "02.10.3/weight_tensor_bare",
+        _IMC,
+        "weight `weight.matrix` is duplicated or redefines a value",
+        Edit((*_PROGRAM, "weights"), "dup"),
+        Edit((*_PROGRAM, "weights", 1, "tensor", "dimensions"), "set", [0]),
+        **_FAMILY,
+        field="program.weights",
+    ),
+    _cell(
+        "block_id_empty",
+        "01.1.4/program_block_id_non_empty_unique",
+        _IMC,
+        "block '' is empty, unnamed or duplicated",
+        Edit((*_PROGRAM, "blocks", 0, "id"), "set", ""),
+        **_FAMILY,
+        field="program.blocks.id",
+    ),
+    _cell(
+        "block_id_duplicate",
+        "01.1.4/program_block_id_non_empty_unique",
+        _IMC,
+        "block 'block.main' is empty, unnamed or duplicated",
+        Edit((*_PROGRAM, "blocks"), "dup"),
+        **_FAMILY,
+        field="program.blocks.id",
+    ),
+    _cell(
+        "block_without_nodes",
+        "02.10.3/block_id_empty_nodes_duplicate",
+        _IMC,
+        "block 'block.tail' is empty, unnamed or duplicated",
+        Edit((*_PROGRAM, "blocks"), "append", {"id": "block.tail", "nodes": []}),
+        **_FAMILY,
+        field="program.blocks.id",
+    ),
+    _cell(
+        "node_reads_own_output",
+        "02.10.3/node_reads_own_output",
+        _IMC,
+        "node `node.main` reads undefined value `value.output`",
+        Edit((*_NODE, "inputs"), "append", "value.output"),
+        **_FAMILY,
+        field="program.nodes.inputs",
+    ),
+    # 02.1 / 02.10.1: the program's and its states' strict decoders
+    _cell(
+        "program_unknown_field",
+        "02.1/deny_unknown_model_program",
+        _SER,
+        "unknown field `entry` in ModelProgram",
+        Edit((*_PROGRAM, "entry"), "set", "node.main"),
+        **_DOCUMENT,
+    ),
+    _cell(
+        "checkpoint_inputs_unknown_field",
+        "02.1/deny_unknown_program_checkpoint_inputs",
+        _SER,
+        "unknown field `state_inputs` in ProgramCheckpointInputs",
+        Edit((*_PROGRAM, "checkpoint_inputs"), "set", _checkpoint_inputs(state_inputs=[])),
+        **_DOCUMENT,
+    ),
+    _cell(
+        "state_unknown_field",
+        "02.1/deny_unknown_state_spec",
+        _SER,
+        "unknown field `dtype` in StateSpec",
+        Edit((*_STATE, "dtype"), "set", "u8"),
+        **_DOCUMENT,
+    ),
+    _cell(
+        "state_demand_unknown_field",
+        "02.1/deny_unknown_state_capacity_demand",
+        _SER,
+        "unknown field `minimum_tokens` in token_scaled",
+        Edit(
+            (*_STATE, "capacity_demand"),
+            "set",
+            {"token_scaled": {"bytes_per_token": 8, "maximum_tokens": 4, "minimum_tokens": 1}},
+        ),
+        **_DOCUMENT,
+    ),
+    _cell(
+        "state_checkpoint_unknown_field",
+        "02.1/deny_unknown_state_checkpoint_contract",
+        _SER,
+        "unknown field `retention` in StateCheckpointContract",
+        Edit((*_STATE, "checkpoint"), "set", {"completed_boundary": {**_COMPLETED, "retention": "all"}}),
+        **_DOCUMENT,
+    ),
+    _cell(
+        "state_checkpoint_null",
+        "02.10.1/state_checkpoint_null_rejected",
+        _SER,
+        "checkpoint: expected an enum",
+        Edit((*_STATE, "checkpoint"), "set", None),
+        **_DOCUMENT,
+    ),
+    _cell(
+        "state_demand_maximum_tokens_zero",
+        "02.10.1/demand_decode_validates_t1",
+        _SER,
+        "maximum_tokens must be non-zero",
+        Edit((*_STATE, "capacity_demand"), "set", {"token_scaled": {"bytes_per_token": 1, "maximum_tokens": 0}}),
+        **_DOCUMENT,
+    ),
+    # 02.1: semantic values and special-token collisions decode strictly
+    _cell(
+        "rational_unknown_field",
+        "02.1/deny_unknown_canonical_rational",
+        _SER,
+        "unknown field `exact` in CanonicalRational",
+        Edit(
+            (*_NODE, "attributes"), "set", {"attr.x": {"rational": {"numerator": 1, "denominator": 2, "exact": True}}}
+        ),
+        **_DOCUMENT,
+    ),
+    _cell(
+        "collision_unknown_field",
+        "02.1/deny_unknown_special_token_collision",
+        _SER,
+        "unknown field `token_id` in SpecialTokenCollision",
+        Edit((*_COLLISIONS, "allowed"), "set", [{"first": "bos", "second": "eos", "token_id": 2}]),
+        **_DOCUMENT,
+    ),
+    _cell(
+        "collision_policy_unknown_field",
+        "02.1/deny_unknown_special_token_collision_policy",
+        _SER,
+        "unknown field `mode` in SpecialTokenCollisionPolicy",
+        Edit((*_COLLISIONS, "mode"), "set", "allow"),
         **_DOCUMENT,
     ),
     # 02.10.3: program structure checks behind the blocks
