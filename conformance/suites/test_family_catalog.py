@@ -4,7 +4,8 @@ For every seed family the backend's prepared-family fingerprint and wire equal
 the reference's; TestFamily's fingerprint is pinned to the contract vector;
 OrderedSchemaFamily's normalized schema makes its fingerprint independent of
 component, tensor and composite-part order but not of external-name order;
-invalid configs are rejected with ``invalid_model_config``. Catalog
+invalid configs are rejected with the reference's ``invalid_model_config`` (the
+field TestFamily or the raw-config-consumed check names). Catalog
 fingerprints equal the reference's and are independent of provider-list order.
 """
 
@@ -15,8 +16,9 @@ from typing import Any
 
 import pytest
 
+from conformance.suites.contract_errors import error_of
+from harness.cases import exercise
 from harness.under_test import BackendUnderTest
-from reference.api import VNextError
 from seeds.catalogs import catalog, catalog_with_memory, catalog_with_secondary_provider
 from seeds.scenarios import seed_scenario
 
@@ -38,14 +40,6 @@ FAMILIES = [
         )
     ],
 ]
-
-
-def _error_kind(call: Any) -> str | None:
-    try:
-        call()
-    except VNextError as exc:
-        return exc.kind
-    return None
 
 
 @pytest.mark.requires("prepare_family")
@@ -78,14 +72,29 @@ def test_ordered_schema_fingerprint_ignores_declared_order(backend: BackendUnder
     assert sources != base, "reversing external-name order must change the fingerprint"
 
 
+#: Raw configs TestFamily refuses, with the field its error names (02 §12: a serde error is ``config``, a width
+#: other than 4 is ``width``; an unread key is refused by the raw-config-consumed check at its path, 02 §5.2).
+INVALID_CONFIGS = [
+    pytest.param({"width": 5}, "width", id="raw_config0"),
+    pytest.param({"width": 4, "extra": 1}, "/extra", id="raw_config1"),
+    pytest.param({}, "config", id="raw_config2"),
+    pytest.param([], "config", id="raw_config3"),
+    pytest.param({"width": "4"}, "config", id="raw_config4"),
+]
+
+
 @pytest.mark.requires("prepare_family")
-@pytest.mark.parametrize("raw_config", [{"width": 5}, {"width": 4, "extra": 1}, {}, [], {"width": "4"}])
-def test_invalid_config_is_rejected_like_the_reference(backend: BackendUnderTest, oracle: Any, raw_config: Any) -> None:
+@pytest.mark.parametrize(("raw_config", "field"), INVALID_CONFIGS)
+def test_invalid_config_is_rejected_like_the_reference(
+    backend: BackendUnderTest, oracle: Any, raw_config: Any, field: str
+) -> None:
+    if field in ("config", "width"):
+        exercise("02.12/test_family_width_config")
     scenario = seed_scenario("bad-config")
     scenario["family"]["raw_config"] = raw_config
-    want = _error_kind(lambda: oracle.prepare_family(scenario))
-    assert want == "invalid_model_config"
-    assert _error_kind(lambda: backend.prepare_family(scenario)) == want
+    want = error_of(lambda: oracle.prepare_family(scenario))
+    assert want == {"kind": "invalid_model_config", "family_id": "family.synthetic", "field": field}, want
+    assert error_of(lambda: backend.prepare_family(scenario)) == want
 
 
 CATALOGS = [

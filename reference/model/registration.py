@@ -141,7 +141,7 @@ def _check_physical_identity(fid: str, source: WeightSchema, specialized: Weight
     for tensor in copy.tensors:
         original = source.tensor(tensor.id)
         if original is None:
-            raise InvalidModelConfig(  # rule: 02.6.2/specialization_changes_physical
+            raise InvalidModelConfig(  # rule: 02.6.2/specialization_changes_physical, 02.6.2/specialized_tensor_unknown
                 family_id=fid, field=field_name, reason=f"specialization added `{tensor.id}`"
             )
         tensors.append(replace(tensor, logical_element_type=original.logical_element_type))

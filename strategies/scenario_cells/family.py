@@ -123,6 +123,21 @@ def _add_tensor(schema: dict[str, Any]) -> None:
     schema["tensors"].append({**schema["tensors"][0], "id": "weight.added"})
 
 
+def _nested_composites(count: int) -> Callable[[Any], Any]:
+    """A layout wrapped in ``count`` single-part composites covering the whole ``[4]`` tensor."""
+
+    def wrap(layout: Any) -> Any:
+        for _ in range(count):
+            layout = {"composite": {"parts": [{"layout": layout, "logical_offsets": [0], "extents": [4]}]}}
+        return layout
+
+    return wrap
+
+
+def _retype_tensor(schema: dict[str, Any]) -> None:
+    schema["tensors"][0]["logical_element_type"] = "f16"
+
+
 def _rename_external(schema: dict[str, Any]) -> None:
     schema["components"][0]["external_names"] = ["other.bin"]
 
@@ -215,6 +230,46 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         Edit((*_DOC, "config", "value", "extra"), "set", 2),
         **_FAMILY,
         field="/extra",
+    ),
+    _cell(
+        "raw_config_array_element_changed",
+        "02.5.2/arrays_equal_length_elementwise",
+        _IMC,
+        "value changed during parsing",
+        Edit(("family", "raw_config", "extra"), "set", [1, 2]),
+        Edit((*_DOC, "config", "value", "extra"), "set", [1, 3]),
+        **_FAMILY,
+        field="/extra/1",
+    ),
+    _cell(
+        "raw_config_array_element_key_dropped",
+        "02.5.2/arrays_equal_length_elementwise",
+        _IMC,
+        "key was not consumed by the family",
+        Edit(("family", "raw_config", "extra"), "set", [{"a": 1}, {"a": 1, "b": 2}]),
+        Edit((*_DOC, "config", "value", "extra"), "set", [{"a": 1}, {"a": 1}]),
+        **_FAMILY,
+        field="/extra/1/b",
+    ),
+    _cell(
+        "raw_config_array_length_changed",
+        "02.5.2/arrays_length_differ_at_array_path",
+        _IMC,
+        "value changed during parsing",
+        Edit(("family", "raw_config", "extra"), "set", [1, 2]),
+        Edit((*_DOC, "config", "value", "extra"), "set", [1, 2, 3]),
+        **_FAMILY,
+        field="/extra",
+    ),
+    _cell(
+        "raw_config_first_path_ascending",
+        "02.5.2/first_offending_path_ascending",
+        _IMC,
+        "key was not consumed by the family",
+        Edit(("family", "raw_config", "zz_unread"), "set", 1),
+        Edit(("family", "raw_config", "aa_unread"), "set", 1),
+        **_FAMILY,
+        field="/aa_unread",
     ),
     # 01.6: the error object a declared policy carries
     ScenarioCell(
@@ -938,6 +993,23 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         "specialization changed the physical weight schema",
         make=_specialized(_rename_external),
         fields={**_FAMILY, "field": "numerical_profile.weight_schema"},
+    ),
+    ScenarioCell(
+        "specialization_breaks_layout_binding",
+        "02.6.2/specialized_schema_revalidated",
+        _IMC,
+        "has the wrong element type for role values",
+        make=_specialized(_retype_tensor),
+        fields={**_FAMILY, "field": "weight_schema.tensors.weight.matrix.physical_layout"},
+    ),
+    # 02.12: a fixed schema whose tensor layout nests 17 deep (16 composites over the dense leaf)
+    ScenarioCell(
+        "layout_17_deep",
+        "02.12/fixed_schema_17_deep_rejected",
+        _IMC,
+        "physical weight layout exceeds maximum depth 16",
+        edits=(Edit((*_SCHEMA, "tensors", 0, "physical_layout"), "apply", _nested_composites(16)),),
+        fields={**_FAMILY, "field": "weight_schema.tensors.weight.matrix.physical_layout"},
     ),
     # 01.5: other documents of the scenario (decoded before the family is read)
     _cell(
