@@ -202,6 +202,23 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         make=_oversized,
         fields=_SCENARIO,
     ),
+    # 01.2: contract versions in the family document decode as two u16 fields
+    _cell(
+        "contract_version_negative",
+        "01.2/contract_version_negative",
+        _SER,
+        "major must be an integer in 0..=65535, got -1",
+        Edit((*_PROFILE, "operations", 0, "version", "major"), "set", -1),
+        **_DOCUMENT,
+    ),
+    _cell(
+        "contract_version_float",
+        "01.2/contract_version_float",
+        _SER,
+        "minor must be an integer in 0..=65535, got 0.0",
+        Edit((*_NODE, "required_version", "minor"), "set", 0.0),
+        **_DOCUMENT,
+    ),
     # 01.5: the family document's optional maps
     _cell(
         "programs_by_profile_not_object",
