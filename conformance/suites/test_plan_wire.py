@@ -99,6 +99,7 @@ def test_revalidating_a_built_plan_returns_its_hash(backend: BackendUnderTest, s
 
 
 @pytest.mark.requires("build_plan", "revalidate")
+@pytest.mark.rules("01.6/plan_hash_mismatch_fields")
 @pytest.mark.parametrize("scenario", SCENARIOS)
 @given(forged=sha256s)
 def test_a_forged_plan_hash_is_a_mismatch(
@@ -116,6 +117,7 @@ def test_a_forged_plan_hash_is_a_mismatch(
 
 
 @pytest.mark.requires("build_plan", "revalidate")
+@pytest.mark.rules("01.6/unsupported_plan_schema_fields")
 @pytest.mark.parametrize("scenario", SCENARIOS)
 @given(major=st.integers(0, 0xFFFF), minor=st.integers(0, 0xFFFF), rehash=st.booleans())
 def test_another_plan_schema_is_unsupported(
