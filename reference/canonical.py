@@ -68,12 +68,11 @@ def is_canonical_sha256(value: object) -> bool:
 
 
 def format_float(value: float) -> str:
-    """serde_json (ryu) text of a finite f64 (spec 01 §3.2 rules 1-5)."""
+    """serde_json (ryu) text of a finite f64 (spec 01 §3.2 rules 1-5, one function per rule)."""
     if not math.isfinite(value):
         raise ValueError("non-finite float has no JSON form")
     if value == 0.0:
-        return "-0.0" if np.signbit(value) else "0.0"
-    negative = value < 0
+        return _float_negative("0.0") if np.signbit(value) else "0.0"
     text = repr(abs(value))
     mantissa, _, exp_text = text.partition("e")
     exponent = int(exp_text) if exp_text else 0
@@ -85,17 +84,41 @@ def format_float(value: float) -> str:
     stripped = digits.rstrip("0")
     k += len(digits) - len(stripped)
     d = stripped
-    n = len(d)
-    kk = n + k
+    kk = len(d) + k
     if k >= 0 and kk <= 16:
-        out = d + "0" * k + ".0"
+        out = _float_integral(d, k)
     elif 0 < kk <= 16:
-        out = d[:kk] + "." + d[kk:]
+        out = _float_point_inside(d, kk)
     elif -5 < kk <= 0:
-        out = "0." + "0" * (-kk) + d
+        out = _float_small(d, kk)
     else:
-        out = (d if n == 1 else d[0] + "." + d[1:]) + "e" + str(kk - 1)
-    return "-" + out if negative else out
+        out = _float_exponent(d, kk)
+    return _float_negative(out) if value < 0 else out
+
+
+def _float_integral(d: str, k: int) -> str:
+    """Rule 1 (``k >= 0`` and ``kk <= 16``): the digits, ``k`` zeros, then ``.0`` (``100.0``)."""
+    return d + "0" * k + ".0"
+
+
+def _float_point_inside(d: str, kk: int) -> str:
+    """Rule 2 (``0 < kk <= 16``): the digits with a point after the first ``kk`` (``123456.789``)."""
+    return d[:kk] + "." + d[kk:]
+
+
+def _float_small(d: str, kk: int) -> str:
+    """Rule 3 (``-5 < kk <= 0``): ``0.``, ``-kk`` zeros, then the digits (``0.000123``)."""
+    return "0." + "0" * (-kk) + d
+
+
+def _float_exponent(d: str, kk: int) -> str:
+    """Rule 4 (otherwise): ``De<kk-1>`` or ``D0.Drest e<kk-1>``, no ``+`` and no padding (``1.5e-7``)."""
+    return (d if len(d) == 1 else d[0] + "." + d[1:]) + "e" + str(kk - 1)
+
+
+def _float_negative(text: str) -> str:
+    """Rule 5: a negative value (``-0.0`` included) is its magnitude's text after a ``-``."""
+    return "-" + text
 
 
 def _too_deep(context: str, depth: int) -> Serialization:

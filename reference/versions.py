@@ -7,6 +7,7 @@ checks reject them. ``satisfies`` means same major and minor >= required.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,11 +18,19 @@ __all__ = ["ContractVersion", "PlanSchemaVersion"]
 
 
 def _u16(raw: Any, name: str, context: str) -> int:
-    if not fits_uint(raw, 16):
-        raise Serialization(  # rule: 01.2/contract_version_above_u16
-            context, f"{name} must be an integer in 0..=65535, got {raw!r}"
-        )
-    return raw
+    """A ``u16`` field; each way of not being one is refused at its own site, all with the same message."""
+    if fits_uint(raw, 16):
+        return raw
+    message = f"{name} must be an integer in 0..=65535, got {raw!r}"
+    if type(raw) is float:
+        if raw == 0.0 and math.copysign(1.0, raw) < 0:  # the decoder reads the literal -0 as a float, as serde does
+            raise Serialization(context, message)  # rule: 01.2/contract_version_minus_zero
+        raise Serialization(context, message)  # rule: 01.2/contract_version_float
+    if type(raw) is int and raw < 0:
+        raise Serialization(context, message)  # rule: 01.2/contract_version_negative
+    if type(raw) is int:
+        raise Serialization(context, message)  # rule: 01.2/contract_version_above_u16
+    raise Serialization(context, message)  # rule: 01.5/struct_wrong_json_type
 
 
 @dataclass(frozen=True, order=True, slots=True)

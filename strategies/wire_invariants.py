@@ -203,6 +203,12 @@ def oversized_plan_scenario(rejected: int = 40, nodes: int = 28, capabilities: i
     return scenario
 
 
+def _uppercase_digest(pool_id: str) -> str:
+    """The pool id with its sha256 digest in upper case (the prefix kept)."""
+    prefix, _, digest = pool_id.rpartition("/")
+    return f"{prefix}/{digest.upper()}"
+
+
 def forged_wire(cell: WireCell) -> tuple[PlanTarget, bytes]:
     """The base target (its scenario the one ``cell`` revalidates against) and the edited (and, unless told
     otherwise, re-sealed) wire bytes of ``cell``."""
@@ -583,6 +589,10 @@ WIRE_CELLS: Final[tuple[WireCell, ...]] = (
        "expected a quantization format id", Edit(("payload", "quantization_formats"), "set", [5])),
     _c("quantization_format_invalid_id", "plan_fixture", "05.9.1/step4_typed_parse",
        "invalid quantization format id", Edit(("payload", "quantization_formats"), "set", ["Not An Id!"])),
+    # 01 §1.3: a pool id off its exact form
+    _c("pool_id_uppercase_digest", "plan_fixture", "01.1.3/dynamic_backing_pool_id_exact_form",
+       "dynamic backing pool id must be dynamic-pool/sha256/<lowercase sha256>",
+       Edit((*_POOLS, 0, "pool_id"), "apply", _uppercase_digest)),
     # header (05 §9.1 step 2)
     _c("header_payload_not_an_object", "plan_fixture", "05.9.1/step2_header_shape",
        "$.payload: missing or not a JSON object", Edit((), "set", {"payload": [], "plan_hash": "0" * 64}),

@@ -140,6 +140,21 @@ def test_a_two_node_program_compiles_like_the_reference(backend: BackendUnderTes
     assert intermediate == {_compiler_id("activation", family, "value.intermediate")}
 
 
+@pytest.mark.requires("compile_plan")
+@pytest.mark.rules("02.10.1/demand_minimum_bytes")
+def test_a_state_storage_is_its_demands_minimum_bytes(backend: BackendUnderTest, oracle: Any) -> None:
+    """02 §10.1: a state's storage holds ``minimum_bytes`` of its demand: the tensor's 4 bytes when fixed per scope,
+    ``bytes_per_token`` (8) when token-scaled."""
+    for demand, length in (("fixed_per_scope", 4), ({"token_scaled": {"bytes_per_token": 8, "maximum_tokens": 4}}, 8)):
+        scenario = _scenario()
+        document = scenario["family"]["document"]
+        for states in (document["program"]["states"], document["numerical_profiles"]["profiles"][0]["states"]):
+            states[0]["capacity_demand"] = demand
+        plan = _compiled(backend, oracle, scenario, _options())
+        (state,) = [value for value in _node_values(plan) if value["value_id"] == "value.state"]
+        assert state["storage"]["components"][0]["length_bytes"] == length
+
+
 REJECTIONS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
     "missing_input_spec": ("correct", _options({}), ("05.7.13/input_tensor_specs_required",)),
     "unknown_value": (

@@ -4,7 +4,8 @@ For every seed family the backend's prepared-family fingerprint and wire equal
 the reference's; TestFamily's fingerprint is pinned to the contract vector;
 OrderedSchemaFamily's normalized schema makes its fingerprint independent of
 component, tensor and composite-part order but not of external-name order;
-invalid configs are rejected with ``invalid_model_config``. Catalog
+invalid configs are rejected with the reference's ``invalid_model_config`` (the
+field TestFamily or the raw-config-consumed check names). Catalog
 fingerprints equal the reference's and are independent of provider-list order;
 a catalog spelling every wire form of its enums and constraints (unreduced
 rationals and unsorted profiles included) fingerprints like the reference on
@@ -19,7 +20,8 @@ from typing import Any
 
 import pytest
 
-from conformance.suites.contract_errors import pinned
+from conformance.suites.contract_errors import error_of, pinned
+from harness.cases import exercise
 from harness.under_test import BackendUnderTest
 from reference.api import VNextError
 from seeds.catalogs import (
@@ -31,6 +33,8 @@ from seeds.catalogs import (
     reference_oracle_chain,
 )
 from seeds.scenarios import seed_scenario
+from strategies.budget import base_scenario
+from strategies.json_edits import Edit, apply_edits
 
 TEST_FAMILY_FINGERPRINT = "f4b3f9f643e98e9e3b3a8b613c20d0eea9a926d0dcc07f0a8a012b94ec4fa908"
 SEED_CATALOG_FINGERPRINT = "9354acce5aca132550d7808777b353a5ae1e4d208914c33fd1d3f1de328b193b"
@@ -52,14 +56,6 @@ FAMILIES = [
 ]
 
 
-def _error_kind(call: Any) -> str | None:
-    try:
-        call()
-    except VNextError as exc:
-        return exc.kind
-    return None
-
-
 @pytest.mark.requires("prepare_family")
 @pytest.mark.parametrize(("family", "params"), FAMILIES)
 def test_prepared_family_equals_reference(
@@ -70,6 +66,146 @@ def test_prepared_family_equals_reference(
     want = oracle.prepare_family(scenario)
     assert got.fingerprint == want.fingerprint
     assert got.wire == want.wire, "prepared family wire bytes differ from the reference"
+
+
+_DOC = ("family", "document")
+_PROGRAM = (*_DOC, "program")
+_PROFILE = (*_DOC, "numerical_profiles", "profiles", 0)
+_NODE = (*_PROGRAM, "blocks", 0, "nodes", 0)
+_V1 = {"major": 1, "minor": 0}
+#: One float per branch of serde_json's float text (01 §3.2): integral, point inside, small, exponent, sign.
+_FLOATS = [1.0, 100.0, 1e15, 123456.789, 0.00001, 0.000123, 1e16, 1e20, 1.5e-7, 5e-324, 1.7976931348623157e308,
+           -2.5, -0.0, -1e-7]  # fmt: skip
+_ATTRIBUTES = {
+    "attr.bool": {"bool": True},
+    "attr.integer": {"integer": -3},
+    "attr.integers": {"integers": [1, -2]},
+    "attr.rational": {"rational": {"numerator": -6, "denominator": 4}},
+    "attr.text": {"text": "t"},
+    "attr.unsigned": {"unsigned": 2**64 - 1},
+    "attr.zero": {"rational": {"numerator": 0, "denominator": 7}},
+}
+_CHECKPOINT = {"completed_boundary": {"contract_version": _V1, "contents": "boundary_value",
+                                      "input_dependency": "entire_token_input"}}  # fmt: skip
+
+
+def _state(state_id: str, value_id: str, lifetime: str, initialization: str) -> dict[str, Any]:
+    return {"id": state_id, "value_id": value_id, "tensor": {"dimensions": [4], "element_type": "u8",
+            "layout": "contiguous"}, "lifetime": lifetime, "capacity_demand": "fixed_per_scope",
+            "initialization": initialization}  # fmt: skip
+
+
+def _in_program_and_profile(path: tuple[Any, ...], op: str, arg: Any) -> tuple[Edit, Edit]:
+    """The same edit of the program's states and the profile's (02 §9.2: they must stay equal)."""
+    return Edit((*_PROGRAM, "states", *path), op, arg), Edit((*_PROFILE, "states", *path), op, arg)
+
+
+def _quantized(format_id: str, grouping: dict[str, Any]) -> dict[str, Any]:
+    return {"quantized": {"format_id": format_id, "bits_per_weight": 4, "grouping": grouping, "packing": "linear",
+                          "scale_type": "f16", "zero_point_type": None}}  # fmt: skip
+
+
+def _packed(name: str, encoding: dict[str, Any]) -> dict[str, Any]:
+    """An optional, unreferenced packed component (a schema may carry one)."""
+    return {"id": f"weight.{name}", "role": "packed_values", "external_names": [f"{name}.bin"], "dimensions": [4, 4],
+            "encoding": encoding, "required": False}  # fmt: skip
+
+
+#: Family documents whose prepared wire carries each value form of 01-02: name -> (edits of the plan fixture, the
+#: rules the prepared wire's bytes then check).
+WIRE_FORMS: dict[str, tuple[tuple[Edit, ...], tuple[str, ...]]] = {
+    "float_config": (
+        (
+            Edit((*_DOC, "config", "fields"), "append", {"name": "floats", "type": "json"}),
+            Edit((*_DOC, "config", "value", "floats"), "set", _FLOATS),
+            Edit(("family", "raw_config", "floats"), "set", _FLOATS),
+        ),
+        (
+            "01.3.2/float_rule1_integral",
+            "01.3.2/float_rule2_point_inside",
+            "01.3.2/float_rule3_small",
+            "01.3.2/float_rule4_exponent",
+            "01.3.2/float_rule5_sign",
+        ),
+    ),
+    "semantic_values": (
+        (Edit((*_NODE, "attributes"), "set", _ATTRIBUTES),),
+        ("02.10.1/semantic_value_wire", "02.10.1/rational_reduced", "01.5/rational_wire_shape"),
+    ),
+    "checkpoint_inputs_without_output_only": (
+        (
+            Edit(
+                (*_PROGRAM, "checkpoint_inputs"),
+                "set",
+                {
+                    "contract_version": _V1,
+                    "token_input": "value.input",
+                    "conditioning_inputs": [],
+                    "output_only_inputs": [],
+                },
+            ),
+        ),
+        ("02.10.1/checkpoint_output_only_omitted",),
+    ),
+    "checkpoint_inputs_with_output_only": (
+        (
+            Edit((*_PROGRAM, "inputs"), "append", "value.side"),
+            Edit(
+                (*_PROGRAM, "checkpoint_inputs"),
+                "set",
+                {
+                    "contract_version": _V1,
+                    "token_input": "value.input",
+                    "conditioning_inputs": [],
+                    "output_only_inputs": ["value.side"],
+                },
+            ),
+        ),
+        ("02.10.1/checkpoint_output_only_omitted",),
+    ),
+    "state_forms": (
+        (
+            *_in_program_and_profile((0, "checkpoint"), "set", _CHECKPOINT),
+            *_in_program_and_profile((), "append", _state("state.request", "value.request", "request", "none")),
+            *_in_program_and_profile((), "append", _state("state.step", "value.step", "step", "zero")),
+        ),
+        ("02.10.1/state_enums", "02.10.1/checkpoint_capability_wire"),
+    ),
+    "token_collisions": (
+        (
+            Edit(
+                (*_DOC, "semantic_metadata", "special_tokens", "collision_policy", "allowed"),
+                "set",
+                [{"first": "stop", "second": "eos"}, {"first": "pad", "second": "bos"}],
+            ),
+        ),
+        ("02.11.1/special_token_role_order", "02.11.1/collision_ordered"),
+    ),
+    "quantization_groupings": (
+        tuple(
+            Edit((*_DOC, "weight_schema", "components"), "append", component)
+            for component in (
+                _packed("fixed", _quantized("quantization-format.fixed", {"kind": "fixed", "size": 4})),
+                _packed("whole", _quantized("quantization-format.whole", {"kind": "whole_axis"})),
+                _packed("block", _quantized("quantization-format.block", {"kind": "block2d", "block_shape": [2, 2]})),
+            )
+        ),
+        ("02.1/quantization_grouping_internally_tagged",),
+    ),
+}
+
+
+@pytest.mark.requires("prepare_family")
+@pytest.mark.parametrize("form", sorted(WIRE_FORMS))
+def test_prepared_family_wire_forms_equal_reference(backend: BackendUnderTest, oracle: Any, form: str) -> None:
+    """A family document carrying one group of value forms prepares to the reference's exact wire bytes."""
+    edits, rules = WIRE_FORMS[form]
+    exercise(*rules)
+    scenario = apply_edits(base_scenario("plan_fixture"), edits)
+    want = oracle.prepare_family(scenario)
+    got = backend.prepare_family(scenario)
+    assert got.wire == want.wire, f"{form}: prepared family wire bytes differ from the reference"
+    assert got.fingerprint == want.fingerprint
 
 
 @pytest.mark.requires("prepare_family")
@@ -90,14 +226,29 @@ def test_ordered_schema_fingerprint_ignores_declared_order(backend: BackendUnder
     assert sources != base, "reversing external-name order must change the fingerprint"
 
 
+#: Raw configs TestFamily refuses, with the field its error names (02 §12: a serde error is ``config``, a width
+#: other than 4 is ``width``; an unread key is refused by the raw-config-consumed check at its path, 02 §5.2).
+INVALID_CONFIGS = [
+    pytest.param({"width": 5}, "width", id="raw_config0"),
+    pytest.param({"width": 4, "extra": 1}, "/extra", id="raw_config1"),
+    pytest.param({}, "config", id="raw_config2"),
+    pytest.param([], "config", id="raw_config3"),
+    pytest.param({"width": "4"}, "config", id="raw_config4"),
+]
+
+
 @pytest.mark.requires("prepare_family")
-@pytest.mark.parametrize("raw_config", [{"width": 5}, {"width": 4, "extra": 1}, {}, [], {"width": "4"}])
-def test_invalid_config_is_rejected_like_the_reference(backend: BackendUnderTest, oracle: Any, raw_config: Any) -> None:
+@pytest.mark.parametrize(("raw_config", "field"), INVALID_CONFIGS)
+def test_invalid_config_is_rejected_like_the_reference(
+    backend: BackendUnderTest, oracle: Any, raw_config: Any, field: str
+) -> None:
+    if field in ("config", "width"):
+        exercise("02.12/test_family_width_config")
     scenario = seed_scenario("bad-config")
     scenario["family"]["raw_config"] = raw_config
-    want = _error_kind(lambda: oracle.prepare_family(scenario))
-    assert want == "invalid_model_config"
-    assert _error_kind(lambda: backend.prepare_family(scenario)) == want
+    want = error_of(lambda: oracle.prepare_family(scenario))
+    assert want == {"kind": "invalid_model_config", "family_id": "family.synthetic", "field": field}, want
+    assert error_of(lambda: backend.prepare_family(scenario)) == want
 
 
 CATALOGS = [

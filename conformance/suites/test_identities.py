@@ -5,7 +5,8 @@ edges of the portable rule: 1..=160 UTF-8 bytes of ``A-Za-z0-9._:/-``, checked e
 length, then charset (the two single-range kinds check 1..=160 as one range), never trimmed or
 normalised. The backend's answer must equal the reference's: ``{}``, or the same
 ``InvalidIdentity`` with the same ``identity_kind``, ``value`` (the input, unchanged) and
-``reason``.
+``reason``. Caller resource ids may imitate the prefixes of derived ids (01 §1.5): a plan binding
+its values on such ids builds like the reference's.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from harness.cases import exercise
 from harness.plugin.counterexamples import CounterexampleRecorder
 from harness.under_test import BackendUnderTest
 from reference.api import IDENTITY_KINDS
+from strategies.budget import base_scenario
 
 SINGLE_RANGE = ("operation attribute", "operation oracle")
 EMPTY = "identity must not be empty"
@@ -112,3 +114,27 @@ def test_any_string_is_judged_like_the_reference(
     expect: dict[str, Any] = {"result": {}} if want is None else {"error": want}
     with counterexamples.on_failure(_bundle(kind, value, expect)):
         assert error_of(lambda: backend.check_identity(kind, value)) == want
+
+
+#: The plan fixture's caller resource ids, each replaced by one imitating a prefix core derives its own ids with.
+DERIVED_LOOKING = {
+    "resource.input.0": "resource/activation/sha256/" + "1" * 64,
+    "resource.weight.0": "resource/weight-arena/sha256/" + "2" * 64,
+    "resource.state.0": "resource/state/sha256/" + "3" * 64,
+    "resource.output.0": "resource/scratch/sha256/" + "4" * 64,
+}
+
+
+@pytest.mark.requires("build_plan")
+@pytest.mark.rules("01.1.5/derived_prefix_user_ids_accepted")
+def test_caller_resource_ids_may_imitate_derived_prefixes(backend: BackendUnderTest, oracle: Any) -> None:
+    """01 §1.5 (decision D-05P-13): the portable charset lets a caller bind values on ids that look derived
+    (``resource/weight-arena/sha256/...``); core reserves no prefix, so the plan builds like the reference's."""
+    scenario = base_scenario("plan_fixture")
+    for resolution in scenario["resolutions"]:
+        for value in resolution["values"]:
+            for component in value["storage"]["components"]:
+                component["resource_id"] = DERIVED_LOOKING[component["resource_id"]]
+    want = oracle.build_plan(scenario)
+    assert all(resource_id.encode() in want for resource_id in DERIVED_LOOKING.values())
+    assert backend.build_plan(scenario) == want, "the plan wire differs from the reference's"

@@ -109,6 +109,7 @@ def test_revalidating_a_built_plan_returns_its_hash(backend: BackendUnderTest, s
     "05.9.2/revalidate_hash_mismatch",
     "05.9.5/plan_hash_only_changed",
     "05.9.1/decode_ignores_hash_and_plan_id",
+    "01.6/plan_hash_mismatch_fields",
 )
 @pytest.mark.parametrize("scenario", SCENARIOS)
 @given(forged=sha256s)
@@ -132,6 +133,7 @@ def test_a_forged_plan_hash_is_a_mismatch(
     "01.3.6/decode_schema_mismatch",
     "05.9.1/step3_unsupported_schema",
     "05.9.5/schema_tamper_even_after_rehash",
+    "01.6/unsupported_plan_schema_fields",
 )
 @pytest.mark.parametrize("scenario", SCENARIOS)
 @given(major=st.integers(0, 0xFFFF), minor=st.integers(0, 0xFFFF), rehash=st.booleans())

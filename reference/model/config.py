@@ -79,7 +79,13 @@ def _consumed(family_id: str, path: str, raw: Any, typed: Any) -> None:
             _consumed(family_id, child, raw[key], typed[key])
     elif type(raw) is list and type(typed) is list and len(raw) == len(typed):
         for index, (r, t) in enumerate(zip(raw, typed, strict=True)):
-            _consumed(family_id, f"{path}/{index}", r, t)
+            _consumed(  # rule when 02.5.2/scalar_value_changed: 02.5.2/arrays_equal_length_elementwise
+                family_id, f"{path}/{index}", r, t
+            )  # rule when 02.5.2/raw_key_missing_in_typed: 02.5.2/arrays_equal_length_elementwise
+    elif type(raw) is list and type(typed) is list:
+        raise InvalidModelConfig(  # rule: 02.5.2/arrays_length_differ_at_array_path
+            family_id=family_id, field=path or "config", reason="configuration value changed during parsing"
+        )
     elif not json_equal(raw, typed):
         raise InvalidModelConfig(  # rule: 02.5.2/scalar_value_changed
             family_id=family_id, field=path or "config", reason="configuration value changed during parsing"

@@ -90,7 +90,9 @@ class SpecialTokenCollision:
 
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> SpecialTokenCollision:
-        f = WireObject(raw, ("first", "second"), type_name="SpecialTokenCollision", context=context, path=path)
+        f = WireObject(  # rule when 01.3.6/decode_unknown_field: 02.1/deny_unknown_special_token_collision
+            raw, ("first", "second"), type_name="SpecialTokenCollision", context=context, path=path
+        )
         roles = [r.value for r in SpecialTokenRole]
         first = SpecialTokenRole(read_enum(f.raw("first"), roles, context=context, path=f.at("first")))
         second = SpecialTokenRole(read_enum(f.raw("second"), roles, context=context, path=f.at("second")))
@@ -120,7 +122,9 @@ class SpecialTokenCollisionPolicy:
 
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> SpecialTokenCollisionPolicy:
-        f = WireObject(raw, ("allowed",), type_name="SpecialTokenCollisionPolicy", context=context, path=path)
+        f = WireObject(  # rule when 01.3.6/decode_unknown_field: 02.1/deny_unknown_special_token_collision_policy
+            raw, ("allowed",), type_name="SpecialTokenCollisionPolicy", context=context, path=path
+        )
         return cls(f.items("allowed", SpecialTokenCollision.from_wire))
 
 
@@ -233,25 +237,50 @@ class TokenizerDescriptor:
         )
 
 
-def _bad_source_file(path: str) -> bool:
-    if not path or path.startswith("/") or "\\" in path:
-        return True
-    return any(segment in ("", ".", "..") for segment in path.split("/"))
+def _metadata_error(family_id: str, reason: str) -> InvalidModelConfig:
+    return InvalidModelConfig(family_id=family_id, field=METADATA_FIELD, reason=reason)
+
+
+_SOURCE_FILE_REASON: Final = "template source_file must be a clean relative path"
 
 
 def validate_metadata(family_id: str, metadata: ModelSemanticMetadata) -> None:
-    """Template, relative source file, canonical sha256, non-empty eos set -> else ``semantic_metadata``."""
+    """Template, relative source file, canonical sha256, non-empty eos set -> else ``semantic_metadata``.
+
+    The checks run in the order 02 §11.3 lists them; each refuses at its own site.
+    """
     template = metadata.template
-    reason = None
     if not template.template:
-        reason = "template must not be empty"
-    elif _bad_source_file(template.source_file):
-        reason = "template source_file must be a clean relative path"
-    elif not is_canonical_sha256(template.sha256):
-        reason = "template sha256 must be 64 lowercase hex characters"
-    elif not metadata.special_tokens.eos_token_ids:
-        reason = "at least one eos token id is required"
-    if reason is not None:
-        raise InvalidModelConfig(  # rule: 02.11.3/template_empty, 02.11.3/source_file_empty
-            family_id=family_id, field=METADATA_FIELD, reason=reason
+        raise _metadata_error(family_id, "template must not be empty")  # rule: 02.11.3/template_empty
+    source = template.source_file
+    if not source:
+        raise _metadata_error(  # rule: 02.11.3/source_file_empty, 01.1.4/template_source_file_relative
+            family_id, _SOURCE_FILE_REASON
         )
+    if source.startswith("/"):
+        raise _metadata_error(  # rule: 02.11.3/source_file_absolute, 01.1.4/template_source_file_relative
+            family_id, _SOURCE_FILE_REASON
+        )
+    if "\\" in source:
+        raise _metadata_error(  # rule: 02.11.3/source_file_backslash, 01.1.4/template_source_file_relative
+            family_id, _SOURCE_FILE_REASON
+        )
+    segments = source.split("/")
+    if "" in segments:
+        raise _metadata_error(  # rule: 02.11.3/source_file_empty_segment, 01.1.4/template_source_file_relative
+            family_id, _SOURCE_FILE_REASON
+        )
+    if "." in segments:
+        raise _metadata_error(  # rule: 02.11.3/source_file_dot_segment, 01.1.4/template_source_file_relative
+            family_id, _SOURCE_FILE_REASON
+        )
+    if ".." in segments:
+        raise _metadata_error(  # rule: 02.11.3/source_file_dotdot_segment, 01.1.4/template_source_file_relative
+            family_id, _SOURCE_FILE_REASON
+        )
+    if not is_canonical_sha256(template.sha256):
+        raise _metadata_error(  # rule: 02.11.3/template_sha_not_canonical
+            family_id, "template sha256 must be 64 lowercase hex characters"
+        )
+    if not metadata.special_tokens.eos_token_ids:
+        raise _metadata_error(family_id, "at least one eos token id is required")  # rule: 02.11.3/eos_empty

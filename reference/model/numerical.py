@@ -56,7 +56,7 @@ class NumericalOperationContract:
 
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> NumericalOperationContract:
-        f = WireObject(
+        f = WireObject(  # rule when 01.3.6/decode_unknown_field: 02.1/deny_unknown_numerical_operation_contract
             raw,
             ("operation_id", "version"),
             ("multiplication_type", "accumulation_type"),
@@ -103,34 +103,45 @@ class NumericalExecutionProfile:
 
     def validate(self) -> None:
         """Version, operations, primary activation boundary, unique ops/states, state tensors and demands."""
-        if self.version.major == 0 or not self.operations:
-            raise self._fail(  # rule: 02.9.2/profile_version_major_zero, 02.9.2/profile_no_operations
-                "numerical profile needs a non-zero major version and at least one operation"
-            )
+        reason = "numerical profile needs a non-zero major version and at least one operation"
+        if self.version.major == 0:
+            raise self._fail(reason)  # rule: 02.9.2/profile_version_major_zero
+        if not self.operations:
+            raise self._fail(reason)  # rule: 02.9.2/profile_no_operations
         primary = self.boundaries.get(self.primary_activation)
-        if primary is None or primary not in FLOAT_TYPES:
+        if primary is None:
+            raise self._fail("primary activation must be a float boundary")  # rule: 02.9.2/primary_activation_missing
+        if primary not in FLOAT_TYPES:
             raise self._fail("primary activation must be a float boundary")  # rule: 02.9.2/primary_activation_not_float
         seen_ops: set[OperationId] = set()
         for operation in self.operations:
-            if operation.version.major == 0 or operation.operation_id in seen_ops:
-                raise self._fail(  # rule: 02.9.2/duplicate_operation_id, 02.9.2/operation_version_major_zero
-                    f"operation `{operation.operation_id}` is duplicated or has version 0.x"
-                )
+            reason = f"operation `{operation.operation_id}` is duplicated or has version 0.x"
+            if operation.version.major == 0:
+                raise self._fail(reason)  # rule: 02.9.2/operation_version_major_zero
+            if operation.operation_id in seen_ops:
+                raise self._fail(reason)  # rule: 02.9.2/duplicate_operation_id
             seen_ops.add(operation.operation_id)
-            for kind in (operation.multiplication_type, operation.accumulation_type):
-                if kind is not None and kind not in FLOAT_TYPES:
-                    raise self._fail(  # rule: 02.9.2/multiplication_type_not_float, 02.9.2/accumulation_type_not_float
-                        f"operation `{operation.operation_id}` arithmetic types must be float"
-                    )
+            reason = f"operation `{operation.operation_id}` arithmetic types must be float"
+            multiplication, accumulation = operation.multiplication_type, operation.accumulation_type
+            if multiplication is not None and multiplication not in FLOAT_TYPES:
+                raise self._fail(reason)  # rule: 02.9.2/multiplication_type_not_float
+            if accumulation is not None and accumulation not in FLOAT_TYPES:
+                raise self._fail(reason)  # rule: 02.9.2/accumulation_type_not_float
         state_ids: set[Any] = set()
         value_ids: set[ProgramValueId] = set()
         for state in self.states:
-            if state.id in state_ids or state.value_id in value_ids:
+            if state.id in state_ids:
                 raise self._fail(f"state `{state.id}` is duplicated")  # rule: 02.9.2/duplicate_state_id
+            if state.value_id in value_ids:
+                raise self._fail(f"state `{state.id}` is duplicated")  # rule: 02.9.2/duplicate_state_value_id
             state_ids.add(state.id)
             value_ids.add(state.value_id)
-            state.tensor.validate("numerical_profile.states.tensor")
-            state.capacity_demand.validate(state.tensor.byte_len())
+            state.tensor.validate(  # rule when 02.10.1/program_tensor_validate: 02.9.2/state_tensor_bare
+                "numerical_profile.states.tensor"
+            )
+            state.capacity_demand.validate(  # rule when 02.10.1/token_scaled_bytes_per_token: 02.9.2/state_demand_bare
+                state.tensor.byte_len()
+            )
 
     def normalize(self) -> NumericalExecutionProfile:
         """States sorted by id, operations by operation id."""
@@ -268,24 +279,27 @@ class FamilyNumericalProfiles:
         def fail(reason: str) -> InvalidModelConfig:
             return InvalidModelConfig(family_id=family_id.value, field=FIELD, reason=reason)
 
-        if version.major == 0 or not profiles:
-            raise fail(  # rule: 02.9.3/profiles_version_major_zero, 02.9.3/profiles_empty
-                "family numerical profiles need a non-zero major version and at least one profile"
-            )
+        reason = "family numerical profiles need a non-zero major version and at least one profile"
+        if version.major == 0:
+            raise fail(reason)  # rule: 02.9.3/profiles_version_major_zero
+        if not profiles:
+            raise fail(reason)  # rule: 02.9.3/profiles_empty
         normalized: dict[NumericalProfileId, NumericalExecutionProfile] = {}
         for profile in profiles:
             profile.validate()
             profile = profile.normalize()
-            if profile.family_id != family_id or profile.id in normalized:
-                raise fail(  # rule: 02.9.3/profile_foreign_family, 02.9.3/duplicate_profile_id
-                    f"profile `{profile.id}` belongs to another family or is duplicated"
-                )
+            reason = f"profile `{profile.id}` belongs to another family or is duplicated"
+            if profile.family_id != family_id:
+                raise fail(reason)  # rule: 02.9.3/profile_foreign_family
+            if profile.id in normalized:
+                raise fail(reason)  # rule: 02.9.3/duplicate_profile_id
             normalized[profile.id] = profile
         preference = tuple(auto_preference)
-        if any(pid not in normalized for pid in preference) or len(set(preference)) != len(preference):
-            raise fail(  # rule: 02.9.3/auto_preference_undeclared, 02.9.3/auto_preference_duplicate
-                "auto preference must list declared profiles once each"
-            )
+        reason = "auto preference must list declared profiles once each"
+        if any(pid not in normalized for pid in preference):
+            raise fail(reason)  # rule: 02.9.3/auto_preference_undeclared
+        if len(set(preference)) != len(preference):
+            raise fail(reason)  # rule: 02.9.3/auto_preference_duplicate
         ordered = tuple(normalized[pid] for pid in sorted(normalized))
         return cls(version, ordered, preference, family_id)
 
@@ -303,7 +317,7 @@ class FamilyNumericalProfiles:
             if profile.id == profile_id:
                 return profile
         family = self.profiles[0].family_id.value if self.profiles else ""
-        raise InvalidModelConfig(  # rule: 02.6.2/unknown_profile
+        raise InvalidModelConfig(  # rule: 02.6.2/unknown_profile, 02.9.3/resolve_first_match
             family_id=family, field=FIELD, reason=f"unknown numerical profile `{profile_id}`"
         )
 

@@ -248,7 +248,7 @@ class ProgramCheckpointInputs:
 
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> ProgramCheckpointInputs:
-        f = WireObject(
+        f = WireObject(  # rule when 01.3.6/decode_unknown_field: 02.1/deny_unknown_program_checkpoint_inputs
             raw,
             ("contract_version", "token_input", "conditioning_inputs"),
             ("output_only_inputs",),
@@ -311,18 +311,24 @@ class ModelProgram:
             raise _program_error(  # rule: 02.10.3/blocks_empty
                 fid, "program.blocks", "program needs at least one block"
             )
-        if not self.inputs or len(set(self.inputs)) != len(self.inputs):
-            raise _program_error(  # rule: 02.10.3/inputs_empty, 02.10.3/inputs_duplicate
-                fid, "program.inputs", "program inputs must be non-empty and unique"
-            )
+        inputs_reason = "program inputs must be non-empty and unique"
+        if not self.inputs:
+            raise _program_error(fid, "program.inputs", inputs_reason)  # rule: 02.10.3/inputs_empty
+        if len(set(self.inputs)) != len(self.inputs):
+            raise _program_error(fid, "program.inputs", inputs_reason)  # rule: 02.10.3/inputs_duplicate
         known: set[ProgramValueId] = set(self.inputs)
         for state in self.states:
             state.checkpoint.validate_lifetime(state.lifetime)
             try:
                 state.tensor.validate("program.states.tensor")
+            except InvalidExecutionPlan as exc:
+                raise _program_error(  # rule: 02.10.3/state_invalid_tensor
+                    fid, "program.states.value_id", exc.reason
+                ) from None
+            try:
                 state.capacity_demand.validate(state.tensor.byte_len())
             except InvalidExecutionPlan as exc:
-                raise _program_error(  # rule: 02.10.3/state_invalid_tensor, 02.10.3/state_invalid_demand
+                raise _program_error(  # rule: 02.10.3/state_invalid_demand
                     fid, "program.states.value_id", exc.reason
                 ) from None
             if state.value_id in known:
@@ -343,10 +349,23 @@ class ModelProgram:
         block_ids: set[str] = set()
         node_ids: set[NodeId] = set()
         for block in self.blocks:
-            if not block.id or not block.nodes or block.id in block_ids:
+            block_reason = f"block {block.id!r} is empty, unnamed or duplicated"
+            if not block.id:
+                raise _program_error(
+                    fid,
+                    "program.blocks.id",
+                    block_reason,
+                )  # rule: 02.10.3/block_id_empty_nodes_duplicate, 01.1.4/program_block_id_non_empty_unique
+            if not block.nodes:
                 raise _program_error(  # rule: 02.10.3/block_id_empty_nodes_duplicate
-                    fid, "program.blocks.id", f"block {block.id!r} is empty, unnamed or duplicated"
+                    fid, "program.blocks.id", block_reason
                 )
+            if block.id in block_ids:
+                raise _program_error(
+                    fid,
+                    "program.blocks.id",
+                    block_reason,
+                )  # rule: 02.10.3/block_id_empty_nodes_duplicate, 01.1.4/program_block_id_non_empty_unique
             block_ids.add(block.id)
             for node in block.nodes:
                 self._validate_node(fid, node, known, node_ids, bound)
@@ -379,7 +398,8 @@ class ModelProgram:
                 fid, "program.nodes.contract", f"node `{node.id}` has version 0.x or no outputs"
             )
         for attribute in node.attributes.values():
-            attribute.validate()
+            attribute.validate(  # rule when 02.10.1/semantic_text_non_empty: 02.10.3/node_attribute_bare
+            )  # rule when 02.10.1/semantic_integers_non_empty: 02.10.3/node_attribute_bare
         if node.id in node_ids:
             raise _program_error(  # rule: 02.10.3/node_id_duplicate
                 fid, "program.nodes.id", f"node `{node.id}` is duplicated"
@@ -495,7 +515,7 @@ class UnvalidatedProgram:
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$", *, validate_states: bool = True) -> UnvalidatedProgram:
         """Structural decode (deny_unknown_fields); states are decode-validated unless ``validate_states`` is false."""
-        f = WireObject(
+        f = WireObject(  # rule when 01.3.6/decode_unknown_field: 02.1/deny_unknown_model_program
             raw,
             ("family_id", "inputs", "blocks", "states", "weights", "outputs"),
             ("checkpoint_inputs",),

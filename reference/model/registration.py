@@ -93,7 +93,10 @@ class TypedFamilyRegistration(Generic[Config]):
         schema.validate(fid)
         schema = schema.normalize()
         metadata = provider.semantic_metadata(config)
-        validate_metadata(fid, metadata)
+        validate_metadata(  # rule when 02.11.3/template_empty: 02.6.1/metadata_validated
+            fid,  # rule when 01.1.4/template_source_file_relative: 02.6.1/metadata_validated
+            metadata,  # rule when 02.11.3/template_sha_not_canonical: 02.6.1/metadata_validated
+        )  # rule when 02.11.3/eos_empty: 02.6.1/metadata_validated
         profiles = provider.numerical_profiles(config)
         if any(profile.family_id != family for profile in profiles.profiles):
             raise InvalidModelConfig(  # rule: 02.6.1/profiles_foreign_family
@@ -138,7 +141,7 @@ def _check_physical_identity(fid: str, source: WeightSchema, specialized: Weight
     for tensor in copy.tensors:
         original = source.tensor(tensor.id)
         if original is None:
-            raise InvalidModelConfig(  # rule: 02.6.2/specialization_changes_physical
+            raise InvalidModelConfig(  # rule: 02.6.2/specialization_changes_physical, 02.6.2/specialized_tensor_unknown
                 family_id=fid, field=field_name, reason=f"specialization added `{tensor.id}`"
             )
         tensors.append(replace(tensor, logical_element_type=original.logical_element_type))

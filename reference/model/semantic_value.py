@@ -53,7 +53,9 @@ class CanonicalRational:
     @classmethod
     def from_wire(cls, raw: Any, context: str, path: str = "$") -> CanonicalRational:
         """Strict decode (deny_unknown_fields); non-reduced input is normalized."""
-        f = WireObject(raw, ("numerator", "denominator"), type_name="CanonicalRational", context=context, path=path)
+        f = WireObject(  # rule when 01.3.6/decode_unknown_field: 02.1/deny_unknown_canonical_rational
+            raw, ("numerator", "denominator"), type_name="CanonicalRational", context=context, path=path
+        )
         numerator, denominator = f.i64("numerator"), f.u64("denominator")
         return decode_with(lambda: cls(numerator, denominator), context=context, path=path, argument_errors=False)
 

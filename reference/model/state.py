@@ -126,7 +126,7 @@ class StateCapacityDemand:
         tag, content = read_tagged_enum(raw, ("fixed_per_scope",), ("token_scaled",), context=context, path=path)
         if tag == "fixed_per_scope":
             return cls()
-        f = WireObject(
+        f = WireObject(  # rule when 01.3.6/decode_unknown_field: 02.1/deny_unknown_state_capacity_demand
             content,
             ("bytes_per_token", "maximum_tokens"),
             type_name="token_scaled",
@@ -134,7 +134,12 @@ class StateCapacityDemand:
             path=f"{path}.token_scaled",
         )
         demand = cls(f.u64("bytes_per_token"), f.u64("maximum_tokens"))
-        decode_with(lambda: demand.validate(1), context=context, path=path, argument_errors=False)
+        decode_with(
+            lambda: demand.validate(1),
+            context=context,
+            path=path,
+            argument_errors=False,
+        )  # rule when 01.5/validating_wire_constructor_errors_are_serialization: 02.10.1/demand_decode_validates_t1
         return demand
 
 
@@ -182,7 +187,7 @@ class StateCheckpointCapability:
         if tag == "unsupported":
             return cls()
         inner = f"{path}.completed_boundary"
-        f = WireObject(
+        f = WireObject(  # rule when 01.3.6/decode_unknown_field: 02.1/deny_unknown_state_checkpoint_contract
             content,
             ("contract_version", "contents", "input_dependency"),
             type_name="StateCheckpointContract",

@@ -26,12 +26,18 @@ _IMC: Final = "invalid_model_config"
 _DOC: Final = ("family", "document")
 _SCHEMA: Final = (*_DOC, "weight_schema")
 _COMPONENTS: Final = (*_SCHEMA, "components")
-_PROFILE: Final = (*_DOC, "numerical_profiles", "profiles", 0)
+_PROFILES: Final = (*_DOC, "numerical_profiles")
+_PROFILE: Final = (*_PROFILES, "profiles", 0)
+_PROFILE_STATE: Final = (*_PROFILE, "states", 0)
 _PROGRAM: Final = (*_DOC, "program")
 _NODE: Final = (*_PROGRAM, "blocks", 0, "nodes", {"id": "node.main"})
 _STATE: Final = (*_PROGRAM, "states", 0)
+_WEIGHT: Final = (*_PROGRAM, "weights", 0)
+_COLLISIONS: Final = (*_DOC, "semantic_metadata", "special_tokens", "collision_policy")
 _V1: Final = {"major": 1, "minor": 0}
 _ONE: Final = {"numerator": 1, "denominator": 1}
+_COMPLETED: Final = {"contract_version": _V1, "contents": "prefix_positions", "input_dependency": "exact_token_prefix"}
+_COMPLETED_BOUNDARY: Final = {"completed_boundary": _COMPLETED}
 _SCENARIO: Final = {"context": "decode scenario"}
 _DOCUMENT: Final = {"context": "decode model family document"}
 _POLICY_DOCUMENT: Final = {"context": "decode runtime policy document"}
@@ -117,11 +123,48 @@ def _add_tensor(schema: dict[str, Any]) -> None:
     schema["tensors"].append({**schema["tensors"][0], "id": "weight.added"})
 
 
+def _nested_composites(count: int) -> Callable[[Any], Any]:
+    """A layout wrapped in ``count`` single-part composites covering the whole ``[4]`` tensor."""
+
+    def wrap(layout: Any) -> Any:
+        for _ in range(count):
+            layout = {"composite": {"parts": [{"layout": layout, "logical_offsets": [0], "extents": [4]}]}}
+        return layout
+
+    return wrap
+
+
+def _retype_tensor(schema: dict[str, Any]) -> None:
+    schema["tensors"][0]["logical_element_type"] = "f16"
+
+
 def _rename_external(schema: dict[str, Any]) -> None:
     schema["components"][0]["external_names"] = ["other.bin"]
 
 
 def _cell(name: str, rule: str, kind: str, reason: str, *edits: Edit, **fields: Any) -> ScenarioCell:
+    return ScenarioCell(name, rule, kind, reason, edits=edits, fields=fields)
+
+
+def _metadata_cell(name: str, rule: str, reason: str, path: tuple[str, ...], value: Any) -> ScenarioCell:
+    """The family's semantic metadata with the value at ``path`` replaced (02 §11.3, checked by define)."""
+    edit = Edit((*_DOC, "semantic_metadata", *path), "set", value)
+    return ScenarioCell(name, rule, _IMC, reason, edits=(edit,), fields={**_FAMILY, "field": "semantic_metadata"})
+
+
+def _source_file_cell(name: str, rule: str, source_file: str) -> ScenarioCell:
+    """A template source file that breaks one clause of the clean-relative-path rule (02 §11.3, 01 §1.4)."""
+    return _metadata_cell(
+        name, rule, "source_file must be a clean relative path", ("template", "source_file"), source_file
+    )
+
+
+def _profile_cell(
+    name: str, rule: str, kind: str, reason: str, *edits: Edit, family: str = "family.synthetic"
+) -> ScenarioCell:
+    """The family's numerical profiles edited (02 §9, checked by define's ``FamilyNumericalProfiles::new``);
+    an ``invalid_model_config`` names ``family`` (the profile's or the family's, as the rule says)."""
+    fields = {_IMC: {"family_id": family, "field": "numerical_profile"}, _SER: _DOCUMENT}.get(kind, {})
     return ScenarioCell(name, rule, kind, reason, edits=edits, fields=fields)
 
 
@@ -159,6 +202,23 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         make=_oversized,
         fields=_SCENARIO,
     ),
+    # 01.2: contract versions in the family document decode as two u16 fields
+    _cell(
+        "contract_version_negative",
+        "01.2/contract_version_negative",
+        _SER,
+        "major must be an integer in 0..=65535, got -1",
+        Edit((*_PROFILE, "operations", 0, "version", "major"), "set", -1),
+        **_DOCUMENT,
+    ),
+    _cell(
+        "contract_version_float",
+        "01.2/contract_version_float",
+        _SER,
+        "minor must be an integer in 0..=65535, got 0.0",
+        Edit((*_NODE, "required_version", "minor"), "set", 0.0),
+        **_DOCUMENT,
+    ),
     # 01.5: the family document's optional maps
     _cell(
         "programs_by_profile_not_object",
@@ -187,6 +247,46 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         Edit((*_DOC, "config", "value", "extra"), "set", 2),
         **_FAMILY,
         field="/extra",
+    ),
+    _cell(
+        "raw_config_array_element_changed",
+        "02.5.2/arrays_equal_length_elementwise",
+        _IMC,
+        "value changed during parsing",
+        Edit(("family", "raw_config", "extra"), "set", [1, 2]),
+        Edit((*_DOC, "config", "value", "extra"), "set", [1, 3]),
+        **_FAMILY,
+        field="/extra/1",
+    ),
+    _cell(
+        "raw_config_array_element_key_dropped",
+        "02.5.2/arrays_equal_length_elementwise",
+        _IMC,
+        "key was not consumed by the family",
+        Edit(("family", "raw_config", "extra"), "set", [{"a": 1}, {"a": 1, "b": 2}]),
+        Edit((*_DOC, "config", "value", "extra"), "set", [{"a": 1}, {"a": 1}]),
+        **_FAMILY,
+        field="/extra/1/b",
+    ),
+    _cell(
+        "raw_config_array_length_changed",
+        "02.5.2/arrays_length_differ_at_array_path",
+        _IMC,
+        "value changed during parsing",
+        Edit(("family", "raw_config", "extra"), "set", [1, 2]),
+        Edit((*_DOC, "config", "value", "extra"), "set", [1, 2, 3]),
+        **_FAMILY,
+        field="/extra",
+    ),
+    _cell(
+        "raw_config_first_path_ascending",
+        "02.5.2/first_offending_path_ascending",
+        _IMC,
+        "key was not consumed by the family",
+        Edit(("family", "raw_config", "zz_unread"), "set", 1),
+        Edit(("family", "raw_config", "aa_unread"), "set", 1),
+        **_FAMILY,
+        field="/aa_unread",
     ),
     # 01.6: the error object a declared policy carries
     ScenarioCell(
@@ -266,6 +366,142 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         **_FAMILY,
         field="numerical_profile",
     ),
+    # 02.9.1 / 02.1: the profile's own decode
+    _profile_cell(
+        "profile_kv_storage_field",
+        "02.9.1/profile_no_kv_storage",
+        _SER,
+        "unknown field `kv_storage` in NumericalExecutionProfile",
+        Edit((*_PROFILE, "kv_storage"), "set", "paged"),
+    ),
+    _profile_cell(
+        "profile_operation_unknown_field",
+        "02.1/deny_unknown_numerical_operation_contract",
+        _SER,
+        "unknown field `precision` in NumericalOperationContract",
+        Edit((*_PROFILE, "operations", 0, "precision"), "set", "f32"),
+    ),
+    # 02.9.2: NumericalExecutionProfile::validate, one check after another
+    _profile_cell(
+        "profile_no_operations",
+        "02.9.2/profile_no_operations",
+        _IMC,
+        "at least one operation",
+        Edit((*_PROFILE, "operations"), "set", []),
+    ),
+    _profile_cell(
+        "profile_primary_missing",
+        "02.9.2/primary_activation_missing",
+        _IMC,
+        "primary activation must be a float boundary",
+        Edit((*_PROFILE, "primary_activation"), "set", "value.input"),
+    ),
+    _profile_cell(
+        "profile_primary_not_float",
+        "02.9.2/primary_activation_not_float",
+        _IMC,
+        "primary activation must be a float boundary",
+        Edit((*_PROFILE, "boundaries", "value.output"), "set", "i32"),
+    ),
+    _profile_cell(
+        "profile_operation_version_zero",
+        "02.9.2/operation_version_major_zero",
+        _IMC,
+        "is duplicated or has version 0.x",
+        Edit((*_PROFILE, "operations", 0, "version"), "set", {"major": 0, "minor": 1}),
+    ),
+    _profile_cell(
+        "profile_state_value_id_duplicate",
+        "02.9.2/duplicate_state_value_id",
+        _IMC,
+        "state `state.other` is duplicated",
+        Edit((*_PROFILE, "states"), "dup"),
+        Edit((*_PROFILE, "states", 1, "id"), "set", "state.other"),
+    ),
+    _profile_cell(
+        "profile_state_tensor_zero_dimension",
+        "02.9.2/state_tensor_bare",
+        _EP,
+        "numerical_profile.states.tensor is invalid: tensor dimensions must be non-zero",
+        Edit((*_PROFILE_STATE, "tensor", "dimensions"), "set", [0]),
+    ),
+    _profile_cell(
+        "profile_state_demand_below_tensor",
+        "02.9.2/state_demand_bare",
+        _EP,
+        "bytes_per_token is below the tensor size",
+        Edit(
+            (*_PROFILE_STATE, "capacity_demand"), "set", {"token_scaled": {"bytes_per_token": 2, "maximum_tokens": 4}}
+        ),
+    ),
+    _profile_cell(
+        "profile_primary_before_state_tensor",
+        "02.9.2/profile_validate_order",
+        _IMC,
+        "primary activation must be a float boundary",
+        Edit((*_PROFILE, "primary_activation"), "set", "value.input"),
+        Edit((*_PROFILE_STATE, "tensor", "dimensions"), "set", [0]),
+    ),
+    _profile_cell(
+        "profile_operation_before_state_demand",
+        "02.9.2/profile_validate_order",
+        _IMC,
+        "is duplicated or has version 0.x",
+        Edit((*_PROFILE, "operations"), "dup"),
+        Edit(
+            (*_PROFILE_STATE, "capacity_demand"), "set", {"token_scaled": {"bytes_per_token": 2, "maximum_tokens": 4}}
+        ),
+    ),
+    # 02.9.3: FamilyNumericalProfiles::new, in order (a profile's own error keeps the profile's family id)
+    _profile_cell(
+        "profiles_empty",
+        "02.9.3/profiles_empty",
+        _IMC,
+        "at least one profile",
+        Edit((*_PROFILES, "profiles"), "set", []),
+    ),
+    _profile_cell(
+        "profile_id_duplicate",
+        "02.9.3/duplicate_profile_id",
+        _IMC,
+        "profile `fixture.f32` belongs to another family or is duplicated",
+        Edit((*_PROFILES, "profiles"), "dup"),
+    ),
+    _profile_cell(
+        "auto_preference_duplicate",
+        "02.9.3/auto_preference_duplicate",
+        _IMC,
+        "auto preference must list declared profiles once each",
+        Edit((*_PROFILES, "auto_preference"), "dup"),
+    ),
+    _profile_cell(
+        "foreign_profile_error_propagates",
+        "02.9.3/profile_validate_propagates",
+        _IMC,
+        "numerical profile needs a non-zero major version",
+        Edit((*_PROFILE, "family_id"), "set", "family.other"),
+        Edit((*_PROFILE, "version", "major"), "set", 0),
+        family="family.other",
+    ),
+    _profile_cell(
+        "profiles_version_before_profiles",
+        "02.9.3/profiles_new_order",
+        _IMC,
+        "family numerical profiles need a non-zero major version",
+        Edit((*_PROFILES, "version", "major"), "set", 0),
+        Edit((*_PROFILE, "family_id"), "set", "family.other"),
+        Edit((*_PROFILE, "version", "major"), "set", 0),
+    ),
+    _profile_cell(
+        "profiles_validated_before_preference",
+        "02.9.3/profiles_new_order",
+        _IMC,
+        "numerical profile needs a non-zero major version",
+        Edit((*_PROFILE, "family_id"), "set", "family.other"),
+        Edit((*_PROFILE, "version", "major"), "set", 0),
+        Edit((*_PROFILES, "auto_preference"), "append", "fixture.absent"),
+        family="family.other",
+    ),
     _cell(
         "profile_unknown",
         "02.6.2/unknown_profile",
@@ -338,6 +574,175 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         _SER,
         "state capacity overflows u64",
         Edit((*_STATE, "capacity_demand"), "set", {"token_scaled": {"bytes_per_token": 2**63, "maximum_tokens": 4}}),
+        **_DOCUMENT,
+    ),
+    # 02.10.3 / 01.1.4: ModelProgram::new, rule by rule (states and weights before blocks, inputs before outputs)
+    _cell(
+        "program_inputs_duplicate",
+        "02.10.3/inputs_duplicate",
+        _IMC,
+        "program inputs must be non-empty and unique",
+        Edit((*_PROGRAM, "inputs"), "dup"),
+        **_FAMILY,
+        field="program.inputs",
+    ),
+    _cell(
+        "state_checkpoint_before_tensor",
+        "02.10.3/state_checkpoint_lifetime_bare",
+        _EP,
+        "state checkpoints require sequence lifetime",
+        Edit((*_STATE, "lifetime"), "set", "request"),
+        Edit((*_STATE, "checkpoint"), "set", _COMPLETED_BOUNDARY),
+        Edit((*_STATE, "tensor", "dimensions"), "set", [0]),
+    ),
+    _cell(
+        "program_state_demand_below_tensor",
+        "02.10.3/state_invalid_demand",
+        _IMC,
+        "bytes_per_token is below the tensor size",
+        Edit((*_STATE, "capacity_demand"), "set", {"token_scaled": {"bytes_per_token": 2, "maximum_tokens": 4}}),
+        **_FAMILY,
+        field="program.states.value_id",
+    ),
+    _cell(
+        "weight_tensor_zero_dimension",
+        "02.10.3/weight_tensor_bare",
+        _EP,
+        "program.weights.tensor is invalid: tensor dimensions must be non-zero",
+        Edit((*_WEIGHT, "tensor", "dimensions"), "set", [0]),
+    ),
+    _cell(
+        "weight_duplicate_before_tensor",
+        "02.10.3/weight_tensor_bare",
+        _IMC,
+        "weight `weight.matrix` is duplicated or redefines a value",
+        Edit((*_PROGRAM, "weights"), "dup"),
+        Edit((*_PROGRAM, "weights", 1, "tensor", "dimensions"), "set", [0]),
+        **_FAMILY,
+        field="program.weights",
+    ),
+    _cell(
+        "block_id_empty",
+        "01.1.4/program_block_id_non_empty_unique",
+        _IMC,
+        "block '' is empty, unnamed or duplicated",
+        Edit((*_PROGRAM, "blocks", 0, "id"), "set", ""),
+        **_FAMILY,
+        field="program.blocks.id",
+    ),
+    _cell(
+        "block_id_duplicate",
+        "01.1.4/program_block_id_non_empty_unique",
+        _IMC,
+        "block 'block.main' is empty, unnamed or duplicated",
+        Edit((*_PROGRAM, "blocks"), "dup"),
+        **_FAMILY,
+        field="program.blocks.id",
+    ),
+    _cell(
+        "block_without_nodes",
+        "02.10.3/block_id_empty_nodes_duplicate",
+        _IMC,
+        "block 'block.tail' is empty, unnamed or duplicated",
+        Edit((*_PROGRAM, "blocks"), "append", {"id": "block.tail", "nodes": []}),
+        **_FAMILY,
+        field="program.blocks.id",
+    ),
+    _cell(
+        "node_reads_own_output",
+        "02.10.3/node_reads_own_output",
+        _IMC,
+        "node `node.main` reads undefined value `value.output`",
+        Edit((*_NODE, "inputs"), "append", "value.output"),
+        **_FAMILY,
+        field="program.nodes.inputs",
+    ),
+    # 02.1 / 02.10.1: the program's and its states' strict decoders
+    _cell(
+        "program_unknown_field",
+        "02.1/deny_unknown_model_program",
+        _SER,
+        "unknown field `entry` in ModelProgram",
+        Edit((*_PROGRAM, "entry"), "set", "node.main"),
+        **_DOCUMENT,
+    ),
+    _cell(
+        "checkpoint_inputs_unknown_field",
+        "02.1/deny_unknown_program_checkpoint_inputs",
+        _SER,
+        "unknown field `state_inputs` in ProgramCheckpointInputs",
+        Edit((*_PROGRAM, "checkpoint_inputs"), "set", _checkpoint_inputs(state_inputs=[])),
+        **_DOCUMENT,
+    ),
+    _cell(
+        "state_unknown_field",
+        "02.1/deny_unknown_state_spec",
+        _SER,
+        "unknown field `dtype` in StateSpec",
+        Edit((*_STATE, "dtype"), "set", "u8"),
+        **_DOCUMENT,
+    ),
+    _cell(
+        "state_demand_unknown_field",
+        "02.1/deny_unknown_state_capacity_demand",
+        _SER,
+        "unknown field `minimum_tokens` in token_scaled",
+        Edit(
+            (*_STATE, "capacity_demand"),
+            "set",
+            {"token_scaled": {"bytes_per_token": 8, "maximum_tokens": 4, "minimum_tokens": 1}},
+        ),
+        **_DOCUMENT,
+    ),
+    _cell(
+        "state_checkpoint_unknown_field",
+        "02.1/deny_unknown_state_checkpoint_contract",
+        _SER,
+        "unknown field `retention` in StateCheckpointContract",
+        Edit((*_STATE, "checkpoint"), "set", {"completed_boundary": {**_COMPLETED, "retention": "all"}}),
+        **_DOCUMENT,
+    ),
+    _cell(
+        "state_checkpoint_null",
+        "02.10.1/state_checkpoint_null_rejected",
+        _SER,
+        "checkpoint: expected an enum",
+        Edit((*_STATE, "checkpoint"), "set", None),
+        **_DOCUMENT,
+    ),
+    _cell(
+        "state_demand_maximum_tokens_zero",
+        "02.10.1/demand_decode_validates_t1",
+        _SER,
+        "maximum_tokens must be non-zero",
+        Edit((*_STATE, "capacity_demand"), "set", {"token_scaled": {"bytes_per_token": 1, "maximum_tokens": 0}}),
+        **_DOCUMENT,
+    ),
+    # 02.1: semantic values and special-token collisions decode strictly
+    _cell(
+        "rational_unknown_field",
+        "02.1/deny_unknown_canonical_rational",
+        _SER,
+        "unknown field `exact` in CanonicalRational",
+        Edit(
+            (*_NODE, "attributes"), "set", {"attr.x": {"rational": {"numerator": 1, "denominator": 2, "exact": True}}}
+        ),
+        **_DOCUMENT,
+    ),
+    _cell(
+        "collision_unknown_field",
+        "02.1/deny_unknown_special_token_collision",
+        _SER,
+        "unknown field `token_id` in SpecialTokenCollision",
+        Edit((*_COLLISIONS, "allowed"), "set", [{"first": "bos", "second": "eos", "token_id": 2}]),
+        **_DOCUMENT,
+    ),
+    _cell(
+        "collision_policy_unknown_field",
+        "02.1/deny_unknown_special_token_collision_policy",
+        _SER,
+        "unknown field `mode` in SpecialTokenCollisionPolicy",
+        Edit((*_COLLISIONS, "mode"), "set", "allow"),
         **_DOCUMENT,
     ),
     # 02.10.3: program structure checks behind the blocks
@@ -514,6 +919,27 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         ),
         **_DOCUMENT,
     ),
+    # 02.11.3 / 01.1.4 / 02.6.1: define validates the semantic metadata, one check after another
+    _metadata_cell(
+        "template_empty", "02.11.3/template_empty", "template must not be empty", ("template", "template"), ""
+    ),
+    _source_file_cell("source_file_empty", "02.11.3/source_file_empty", ""),
+    _source_file_cell("source_file_absolute", "02.11.3/source_file_absolute", "/templates/chat.json"),
+    _source_file_cell("source_file_backslash", "02.11.3/source_file_backslash", "templates\\chat.json"),
+    _source_file_cell("source_file_double_slash", "02.11.3/source_file_empty_segment", "templates//chat.json"),
+    _source_file_cell("source_file_trailing_slash", "02.11.3/source_file_empty_segment", "templates/"),
+    _source_file_cell("source_file_dot_segment", "02.11.3/source_file_dot_segment", "./template.json"),
+    _source_file_cell("source_file_dotdot_segment", "02.11.3/source_file_dotdot_segment", "templates/../template.json"),
+    _metadata_cell(
+        "template_sha_uppercase",
+        "02.11.3/template_sha_not_canonical",
+        "sha256 must be 64 lowercase hex",
+        ("template", "sha256"),
+        "C" * 64,
+    ),
+    _metadata_cell(
+        "eos_token_ids_empty", "02.11.3/eos_empty", "at least one eos token id", ("special_tokens", "eos_token_ids"), []
+    ),
     # 02.11.1: special-token collisions
     _cell(
         "collision_equal_roles",
@@ -584,6 +1010,23 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         "specialization changed the physical weight schema",
         make=_specialized(_rename_external),
         fields={**_FAMILY, "field": "numerical_profile.weight_schema"},
+    ),
+    ScenarioCell(
+        "specialization_breaks_layout_binding",
+        "02.6.2/specialized_schema_revalidated",
+        _IMC,
+        "has the wrong element type for role values",
+        make=_specialized(_retype_tensor),
+        fields={**_FAMILY, "field": "weight_schema.tensors.weight.matrix.physical_layout"},
+    ),
+    # 02.12: a fixed schema whose tensor layout nests 17 deep (16 composites over the dense leaf)
+    ScenarioCell(
+        "layout_17_deep",
+        "02.12/fixed_schema_17_deep_rejected",
+        _IMC,
+        "physical weight layout exceeds maximum depth 16",
+        edits=(Edit((*_SCHEMA, "tensors", 0, "physical_layout"), "apply", _nested_composites(16)),),
+        fields={**_FAMILY, "field": "weight_schema.tensors.weight.matrix.physical_layout"},
     ),
     # 01.5: other documents of the scenario (decoded before the family is read)
     _cell(
