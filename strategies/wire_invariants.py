@@ -94,6 +94,7 @@ _POOLS: Final = (*_M, "dynamic_pools")
 _STATIC: Final = (*_M, "static_allocations")
 _REUSE: Final = (*_M, "reusable_execution")
 _NODE: Final = ("payload", "nodes", 0)
+_RESOURCES: Final = (*_NODE, "provider_resources")
 _INPUT: Final = {"base_resource_id": "resource.input.0"}
 _STATE: Final = {"resource_ids": ["resource.graph.state"]}
 _FOREIGN_ROW: Final = {"node_id": "node.main", "resource_ids": ["resource.input.0"]}
@@ -292,6 +293,21 @@ WIRE_CELLS: Final[tuple[WireCell, ...]] = (
        "expected a quantization format id", Edit(("payload", "quantization_formats"), "set", [5])),
     _c("quantization_format_invalid_id", "plan_fixture", "05.9.1/step4_typed_parse",
        "invalid quantization format id", Edit(("payload", "quantization_formats"), "set", ["Not An Id!"])),
+    # the node's provider resource plan (04 §7.1-§7.2, §8.3: decoded, then validate_shape)
+    _c("resources_estimator_id_not_portable", "plan_fixture", "04.8.3/estimator_id_portable",
+       "invalid estimator id", Edit((*_RESOURCES, "estimator_id"), "set", "resource estimator")),
+    _c("resources_estimator_major_zero", "plan_fixture", "04.8.3/estimator_version_major_nonzero",
+       "zero estimator major version", Edit((*_RESOURCES, "estimator_version", "major"), "set", 0)),
+    _c("resources_implementation_fingerprint_uppercase", "plan_fixture", "04.8.3/fingerprints_canonical",
+       "fingerprints must be canonical sha256",
+       Edit((*_RESOURCES, "estimator_implementation_fingerprint"), "set", "E" * 64)),
+    _c("resources_estimate_fingerprint_forged", "plan_fixture", "04.8.3/validate_shape_fingerprint",
+       "estimate fingerprint does not match", Edit((*_RESOURCES, "estimate_fingerprint"), "set", "0" * 64)),
+    _c("resources_formula_payload_unknown_member", "plan_fixture", "04.7.1/formula_payload_deny_unknown_fields",
+       "unknown field `maximum_bytes`",
+       Edit((*_RESOURCES, "scratch", "size_formula", "fixed", "maximum_bytes"), "set", 64)),
+    _c("resources_workspace_unknown_member", "plan_fixture", "04.7.2/requirement_deny_unknown_fields",
+       "unknown field `lifetime`", Edit((*_RESOURCES, "persistent", "lifetime"), "set", "plan")),
     # header (05 §9.1 step 2)
     _c("header_payload_not_an_object", "plan_fixture", "05.9.1/step2_header_shape",
        "$.payload: missing or not a JSON object", Edit((), "set", {"payload": [], "plan_hash": "0" * 64}),
