@@ -1,12 +1,13 @@
-"""Re-sealed plan wires that each break one decode-time invariant (05 §7, §9.1 step 4, §9.5).
+"""Re-sealed plan wires that each break one decode-time invariant (04 §8.3, 05 §7, §9.1 step 4, §9.5).
 
 Every cell edits one place of the plan wire the reference built for a base scenario, re-seals it
 (``rehash_plan_json``: a correct ``plan_id`` and ``plan_hash``, so neither hides the edit) and names
 the decode-time rule the edit breaks. ``decode_untrusted`` runs the typed parse with every nested
 validating decoder (``MemoryPlan.validate``, the descriptor's ``new``, the pool's ``validate_local``,
-the reusable plan's ``validate_local``, the node's field decoders), so the wire is refused as
-``Serialization`` before any rebuild comparison. ``reason`` is a fragment of the reference's message:
-it proves the cell breaks the rule it names, not an earlier one.
+the reusable plan's ``validate_local``, the node's field decoders, its provider resource plan's
+``validate_shape``), so the wire is refused as ``Serialization`` before any rebuild comparison.
+``reason`` is a fragment of the reference's message: it proves the cell breaks the rule it names, not
+an earlier one.
 
 The edits are ``strategies.json_edits`` edits (re-deriving a pool's id from its compatibility key is an
 ``apply``).

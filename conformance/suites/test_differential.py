@@ -6,8 +6,10 @@ scenarios (``strategies.scenarios``: seed 002 materializer plans and container-f
 bindings among them), budget variations and estimator behaviours
 (``strategies.budget``), numeric edges, hostile custom policies and budget-boundary
 policies (``strategies.policy``), and catalog / family documents a contract rule
-refuses (``strategies.catalog``, ``strategies.model_rejections``). A disagreement is
-written as a replayable ``build_plan`` bundle whose expectation is the reference's outcome.
+refuses (``strategies.catalog``, ``strategies.model_rejections``). A fixed table of accepted
+variants of the plan fixture (a custom or reusable-execution policy, a lenient member) runs on
+every profile, each showing one contract value in its plan. A disagreement is written as a
+replayable ``build_plan`` bundle whose expectation is the reference's outcome.
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 Node resolutions (04 §5, §9) are edited in the scenario's ``resolutions`` section: a binding valid by
 itself but wrong against its operation contract or its program value, or a tensor, storage or weight
 binding whose constructor check sits behind the decoder's. Estimate checks (04 §7) come from an
-estimator of ``registry.estimators`` that declares its estimate.
+estimator of ``registry.estimators`` that declares its estimate. Runtime-policy checks (04 §2-§3)
+edit the ``policy`` section's resolved wire, one member at a time.
 """
 
 from __future__ import annotations
