@@ -45,8 +45,10 @@ T = TypeVar("T")
 def read_uint(raw: Any, *, bits: int, context: str, path: str) -> int:
     """An unsigned integer of ``bits`` bits; bools, floats and negatives are refused."""
     if not fits_uint(raw, bits):
-        raise Serialization(  # rule: 01.5/unsigned_rejects_out_of_range, 01.5/unsigned_rejects_float
-            context, f"{path}: expected u{bits}, got {_show(raw)}"
+        raise Serialization(
+            # rule: 01.5/unsigned_rejects_out_of_range, 01.5/unsigned_rejects_float, 04.0/unsigned_fields_range_checked
+            context,
+            f"{path}: expected u{bits}, got {_show(raw)}",
         )
     return raw
 

@@ -33,6 +33,7 @@ from strategies.ids import id_strings
 from strategies.storage import profile_orders
 
 __all__ = [
+    "ACCEPTED_POLICY_VARIANTS",
     "HOSTILE_POLICY_OPERATORS",
     "POLICY_OPERATORS",
     "BoundaryPolicy",
@@ -526,3 +527,60 @@ POLICY_OPERATORS: Final = (
     "unknown_document_field",
     "unknown_document_kind",
 )
+
+
+# --------------------------------------------------------------------------- fixed accepted documents
+
+#: The seed policy's ``resolved_fields`` (``policy(4096)``: 3 sequences, 4096 tokens, one contiguous profile).
+_SEED_FIELDS: Final[dict[str, JsonValue]] = {
+    "policy_id": "runtime-policy.test",
+    "version": {"major": 1, "minor": 0},
+    "scheduling": "first_ready",
+    "memory": {
+        "capacity_bytes": 4096,
+        "reserve_bytes": 128,
+        "maximum_active_sequences": 3,
+        "dynamic_storage_profile_order": [{"allocator": "linear_arena", "view": "contiguous"}],
+    },
+    "admission": {
+        "maximum_queue_depth": 8,
+        "maximum_scheduled_tokens": 4096,
+        "sequence_fit_policy": "immediate_only",
+        "allow_defer": True,
+        "cancellation_check_interval_steps": 1,
+    },
+    "attention_execution": "portable",
+    "execution_determinism": "bitwise_same_runtime_with_replay",
+}
+
+#: Policy documents the contract accepts whose plan shows one policy value: name -> (document, rules checked).
+ACCEPTED_POLICY_VARIANTS: Final[dict[str, tuple[dict[str, JsonValue], tuple[str, ...]]]] = {
+    # 04 §1, §4: the seed's custom policy: only its three serde fields are hashed, its members are constants
+    # (version 1.0, capacity 1 MiB, reserve 128) and it plans no checkpoint capacity (provided member).
+    "adversarial_seed_policy": (
+        {
+            "kind": "adversarial",
+            "serde": {
+                "maximum_active_sequences": 3,
+                "maximum_scheduled_tokens": 4096,
+                "dynamic_storage_profile_order": [{"allocator": "linear_arena", "view": "contiguous"}],
+            },
+        },
+        ("04.4/adversarial_policy_shape", "04.1/checkpoint_capacity_policy_defaults_to_none"),
+    ),
+    # 04 §2.4: a reusable-execution policy without a program policy: decoded from a wire without the member,
+    # hashed without it.
+    "reusable_policy_without_program_policy": (
+        {
+            "kind": "resolved_fields",
+            "fields": {
+                **_SEED_FIELDS,
+                "reusable_execution": {
+                    "maximum_reusable_lanes": 1,
+                    "buckets": [reusable_bucket("class.a", 1, 1, 1)],
+                },
+            },
+        },
+        ("04.2.4/program_policy_omitted_when_none",),
+    ),
+}

@@ -6,7 +6,8 @@ Every cell edits one place of the plan wire the reference built for a base scena
 the rule the edit breaks. Most cells break a decode-time invariant: ``decode_untrusted`` runs the strict
 JSON reader, the header and schema checks, the typed parse with every nested validating decoder
 (``MemoryPlan.validate``, the descriptor's ``new``, the pool's ``validate_local``, the reusable plan's
-``validate_local``, the node's field decoders) and the canonical round trip, so the wire is refused as
+``validate_local``, the node's field decoders, its provider resource plan's ``validate_shape``) and the
+canonical round trip, so the wire is refused as
 ``Serialization`` (or ``UnsupportedPlanSchema``) before any rebuild comparison. The others reach
 revalidation: a payload or hash that differs from the semantic rebuild, or a wire replayed against other
 trusted inputs (``against``: another base's scenario; ``scenario_edits``: the base scenario changed), where
@@ -231,6 +232,7 @@ _POOLS: Final = (*_M, "dynamic_pools")
 _STATIC: Final = (*_M, "static_allocations")
 _REUSE: Final = (*_M, "reusable_execution")
 _NODE: Final = ("payload", "nodes", 0)
+_RESOURCES: Final = (*_NODE, "provider_resources")
 _INPUT: Final = {"base_resource_id": "resource.input.0"}
 _STATE: Final = {"resource_ids": ["resource.graph.state"]}
 _FOREIGN_ROW: Final = {"node_id": "node.main", "resource_ids": ["resource.input.0"]}
@@ -593,6 +595,21 @@ WIRE_CELLS: Final[tuple[WireCell, ...]] = (
     _c("pool_id_uppercase_digest", "plan_fixture", "01.1.3/dynamic_backing_pool_id_exact_form",
        "dynamic backing pool id must be dynamic-pool/sha256/<lowercase sha256>",
        Edit((*_POOLS, 0, "pool_id"), "apply", _uppercase_digest)),
+    # the node's provider resource plan (04 §7.1-§7.2, §8.3: decoded, then validate_shape)
+    _c("resources_estimator_id_not_portable", "plan_fixture", "04.8.3/estimator_id_portable",
+       "invalid estimator id", Edit((*_RESOURCES, "estimator_id"), "set", "resource estimator")),
+    _c("resources_estimator_major_zero", "plan_fixture", "04.8.3/estimator_version_major_nonzero",
+       "zero estimator major version", Edit((*_RESOURCES, "estimator_version", "major"), "set", 0)),
+    _c("resources_implementation_fingerprint_uppercase", "plan_fixture", "04.8.3/fingerprints_canonical",
+       "fingerprints must be canonical sha256",
+       Edit((*_RESOURCES, "estimator_implementation_fingerprint"), "set", "E" * 64)),
+    _c("resources_estimate_fingerprint_forged", "plan_fixture", "04.8.3/validate_shape_fingerprint",
+       "estimate fingerprint does not match", Edit((*_RESOURCES, "estimate_fingerprint"), "set", "0" * 64)),
+    _c("resources_formula_payload_unknown_member", "plan_fixture", "04.7.1/formula_payload_deny_unknown_fields",
+       "unknown field `maximum_bytes`",
+       Edit((*_RESOURCES, "scratch", "size_formula", "fixed", "maximum_bytes"), "set", 64)),
+    _c("resources_workspace_unknown_member", "plan_fixture", "04.7.2/requirement_deny_unknown_fields",
+       "unknown field `lifetime`", Edit((*_RESOURCES, "persistent", "lifetime"), "set", "plan")),
     # header (05 §9.1 step 2)
     _c("header_payload_not_an_object", "plan_fixture", "05.9.1/step2_header_shape",
        "$.payload: missing or not a JSON object", Edit((), "set", {"payload": [], "plan_hash": "0" * 64}),

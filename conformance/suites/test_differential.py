@@ -6,8 +6,10 @@ scenarios (``strategies.scenarios``: seed 002 materializer plans and container-f
 bindings among them), budget variations and estimator behaviours
 (``strategies.budget``), numeric edges, hostile custom policies and budget-boundary
 policies (``strategies.policy``), and catalog / family documents a contract rule
-refuses (``strategies.catalog``, ``strategies.model_rejections``). A disagreement is
-written as a replayable ``build_plan`` bundle whose expectation is the reference's outcome.
+refuses (``strategies.catalog``, ``strategies.model_rejections``). A fixed table of accepted
+variants of the plan fixture (a custom or reusable-execution policy, a lenient member) runs on
+every profile, each showing one contract value in its plan. A disagreement is written as a
+replayable ``build_plan`` bundle whose expectation is the reference's outcome.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.bundles import Bundle
+from harness.cases import exercise
 from harness.plugin.counterexamples import CounterexampleRecorder
 from harness.protocol.operations import OPERATIONS
 from harness.under_test import BackendUnderTest
@@ -38,8 +41,15 @@ from strategies.budget import (
 )
 from strategies.cases import Rejection
 from strategies.catalog_rejections import catalog_rejections
+from strategies.json_edits import Edit, apply_edits
 from strategies.model_rejections import family_rejections
-from strategies.policy import BoundaryPolicy, HostilePolicy, boundary_policies, hostile_policies
+from strategies.policy import (
+    ACCEPTED_POLICY_VARIANTS,
+    BoundaryPolicy,
+    HostilePolicy,
+    boundary_policies,
+    hostile_policies,
+)
 from strategies.scenarios import ScenarioCase, container_format_cases, scenario_cases
 
 pytestmark = pytest.mark.requires("build_plan")
@@ -142,6 +152,39 @@ def test_numeric_edges_agree(
     backend: BackendUnderTest, oracle: BackendUnderTest, counterexamples: CounterexampleRecorder, case: EdgeCase
 ) -> None:
     _agree(backend, oracle, counterexamples, "differential/edge", case.scenario, f"{case.edge}{dict(case.values)}")
+
+
+# --------------------------------------------------------------------------- fixed accepted variants
+
+#: ``plan_fixture`` variants the contract accepts, each showing one value in its plan: (edits, rules checked).
+ACCEPTED_VARIANTS: Final[dict[str, tuple[tuple[Edit, ...], tuple[str, ...]]]] = {
+    **{
+        name: ((Edit(("policy",), "set", document),), rules)
+        for name, (document, rules) in ACCEPTED_POLICY_VARIANTS.items()
+    },
+    # 04 §5.5: resolved weight component entries derive Deserialize without deny_unknown_fields.
+    "weight_component_unknown_member": (
+        (
+            Edit(
+                ("resolutions", 0, "values", {"value_id": "value.weight"}, "weight", "components", 0, "packing"),
+                "set",
+                "row_major",
+            ),
+        ),
+        ("04.5.5/component_layout_unknown_keys_ignored",),
+    ),
+}
+
+
+@pytest.mark.parametrize("variant", sorted(ACCEPTED_VARIANTS))
+def test_accepted_variants_build_the_reference_plan(
+    backend: BackendUnderTest, oracle: BackendUnderTest, counterexamples: CounterexampleRecorder, variant: str
+) -> None:
+    edits, rules = ACCEPTED_VARIANTS[variant]
+    exercise(*rules)
+    scenario = apply_edits(base_scenario("plan_fixture"), edits)
+    want = _agree(backend, oracle, counterexamples, "differential/accepted_variant", scenario, variant)
+    assert not isinstance(want, VNextError), f"{variant}: the reference refuses it: {want}"
 
 
 # --------------------------------------------------------------------------- adversarial generators

@@ -20,6 +20,7 @@ from hypothesis import given
 
 from conformance.suites.contract_errors import pinned
 from harness.bundles import Bundle
+from harness.cases import exercise
 from harness.plugin.counterexamples import CounterexampleRecorder
 from harness.protocol.operations import OPERATIONS
 from harness.under_test import BackendUnderTest
@@ -44,6 +45,18 @@ from strategies.budget import (
 pytestmark = pytest.mark.requires("build_plan")
 
 BEHAVIOR_BASES: Final = ("plan_fixture", "graph_alias", "graph_state_chain", "sequential_scratch")
+#: 04 §10: the rule of each behaviour resolution must refuse (the whole resolve aborts).
+REFUSED_BEHAVIOR_RULES: Final = {
+    behavior: f"04.10/behavior_{behavior}"
+    for behavior in (
+        "wrong_estimator_id",
+        "wrong_estimator_version",
+        "wrong_implementation",
+        "wrong_input",
+        "invalid_alignment",
+        "missing_scratch",
+    )
+}
 #: 05 §12 U1: the two spellings of the no-preference reason a backend may use.
 NO_PREFERENCE_REASONS: Final = ("canonical_compatible", "deterministic_compatible")
 
@@ -97,8 +110,11 @@ def test_estimate_behavior_outcome(
 ) -> None:
     """04 §10: accepted behaviours build the reference's plan; the others are ``invalid_execution_plan``."""
     scenario = _behavior_scenario(base, behavior)
-    got = _outcome(backend, scenario)
     expected_kind = BEHAVIOR_OUTCOMES[behavior]
+    assert (expected_kind is None) == (behavior not in REFUSED_BEHAVIOR_RULES), behavior
+    if behavior in REFUSED_BEHAVIOR_RULES:
+        exercise(REFUSED_BEHAVIOR_RULES[behavior])
+    got = _outcome(backend, scenario)
     if expected_kind is None:
         assert not isinstance(got, VNextError), f"{behavior} must be accepted, got {got}"
     else:

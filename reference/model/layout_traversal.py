@@ -23,6 +23,8 @@ from reference.model.weight_layout import (
 )
 
 __all__ = [
+    "LAYOUT_DEPTH_FAILURE",
+    "LAYOUT_NODES_FAILURE",
     "MAX_PHYSICAL_WEIGHT_LAYOUT_DEPTH",
     "MAX_PHYSICAL_WEIGHT_LAYOUT_NODES",
     "layout_bindings",
@@ -34,6 +36,9 @@ __all__ = [
 
 MAX_PHYSICAL_WEIGHT_LAYOUT_DEPTH: Final = 16
 MAX_PHYSICAL_WEIGHT_LAYOUT_NODES: Final = 4096
+#: The two failures of the budget pass.
+LAYOUT_DEPTH_FAILURE: Final = f"physical weight layout exceeds maximum depth {MAX_PHYSICAL_WEIGHT_LAYOUT_DEPTH}"
+LAYOUT_NODES_FAILURE: Final = f"physical weight layout exceeds maximum nodes {MAX_PHYSICAL_WEIGHT_LAYOUT_NODES}"
 
 
 def layout_children(layout: PhysicalWeightLayout) -> tuple[PhysicalWeightLayout, ...]:
@@ -91,13 +96,13 @@ def layout_budget_failure(root: PhysicalWeightLayout) -> str | None:
     while stack:
         node, depth = stack.pop()
         if depth > MAX_PHYSICAL_WEIGHT_LAYOUT_DEPTH:
-            return f"physical weight layout exceeds maximum depth {MAX_PHYSICAL_WEIGHT_LAYOUT_DEPTH}"
+            return LAYOUT_DEPTH_FAILURE
         visited += 1 + _direct(node)
         if visited > MAX_PHYSICAL_WEIGHT_LAYOUT_NODES:
-            return f"physical weight layout exceeds maximum nodes {MAX_PHYSICAL_WEIGHT_LAYOUT_NODES}"
+            return LAYOUT_NODES_FAILURE
         for child in layout_children(node):
             if visited + len(stack) >= MAX_PHYSICAL_WEIGHT_LAYOUT_NODES:
-                return f"physical weight layout exceeds maximum nodes {MAX_PHYSICAL_WEIGHT_LAYOUT_NODES}"
+                return LAYOUT_NODES_FAILURE
             stack.append((child, depth + 1))
     return None
 

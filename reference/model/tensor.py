@@ -8,6 +8,7 @@ whose reason starts with ``"<field> is invalid"``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from reference.canonical import JsonValue
@@ -23,6 +24,7 @@ __all__ = [
     "ProgramTensorSpec",
     "ResolvedTensorLayout",
     "StridedLayout",
+    "TensorFailure",
     "decode_tensor_layout",
     "validate_resolved_tensor",
 ]
@@ -124,42 +126,57 @@ def _is_permutation(order: tuple[int, ...], rank: int) -> bool:
     return len(order) == rank and sorted(order) == list(range(rank))
 
 
+class TensorFailure(StrEnum):
+    """Why a tensor breaks the ``ResolvedTensorSpec::new`` rules (04 §5.2); the value is the failure text."""
+
+    DIMENSION_ZERO = "tensor dimensions must be non-zero"
+    STRIDES = "strided layout needs one non-zero byte stride per dimension"
+    BLOCK_EXTENTS = "blocked layout needs one non-zero block extent per dimension"
+    AXIS_ORDER = "blocked layout axis_order must be a permutation of the tensor axes"
+    EXACT_NOT_DIVISIBLE = "exact blocked layout needs dimensions divisible by the block"
+    ZERO_FILL_RANK = "zero-fill physical dimensions must match the tensor rank"
+    PADDED_OVERFLOW = "blocked padding overflows u64"
+    ZERO_FILL_GRID = "zero-fill physical dimensions do not match the padded block grid"
+    ZERO_FILL_NOT_PADDED = "zero-fill padding must enlarge at least one axis"
+    BYTE_SIZE_OVERFLOW = "tensor byte size overflows u64"
+
+
 def validate_resolved_tensor(
     dimensions: tuple[int, ...], element_type: ElementType, layout: ResolvedTensorLayout
-) -> str | None:
-    """The ``ResolvedTensorSpec::new`` rules (04 §5.2); returns the failure text or None."""
+) -> TensorFailure | None:
+    """The ``ResolvedTensorSpec::new`` rules (04 §5.2), in order; the first failure (its text) or None."""
     rank = len(dimensions)
     if any(d == 0 for d in dimensions):
-        return "tensor dimensions must be non-zero"
+        return TensorFailure.DIMENSION_ZERO
     if isinstance(layout, StridedLayout):
         if len(layout.byte_strides) != rank or any(s == 0 for s in layout.byte_strides):
-            return "strided layout needs one non-zero byte stride per dimension"
+            return TensorFailure.STRIDES
     elif isinstance(layout, BlockedLayout):
         if len(layout.block) != rank or any(b == 0 for b in layout.block):
-            return "blocked layout needs one non-zero block extent per dimension"
+            return TensorFailure.BLOCK_EXTENTS
         if not _is_permutation(layout.axis_order, rank):
-            return "blocked layout axis_order must be a permutation of the tensor axes"
+            return TensorFailure.AXIS_ORDER
         physical = layout.padding.physical_dimensions
         if physical is None:
             if any(d % b for d, b in zip(dimensions, layout.block, strict=True)):
-                return "exact blocked layout needs dimensions divisible by the block"
+                return TensorFailure.EXACT_NOT_DIVISIBLE
         else:
             if len(physical) != rank:
-                return "zero-fill physical dimensions must match the tensor rank"
+                return TensorFailure.ZERO_FILL_RANK
             padded: list[int] = []
             for d, b in zip(dimensions, layout.block, strict=True):
                 rounded = checked_round_up(d, b)
                 if rounded is None:
-                    return "blocked padding overflows u64"
+                    return TensorFailure.PADDED_OVERFLOW
                 padded.append(rounded)
             expected = tuple(padded[axis] for axis in layout.axis_order)
             if physical != expected:
-                return "zero-fill physical dimensions do not match the padded block grid"
+                return TensorFailure.ZERO_FILL_GRID
             if tuple(padded) == dimensions:
-                return "zero-fill padding must enlarge at least one axis"
+                return TensorFailure.ZERO_FILL_NOT_PADDED
     elements = checked_product(dimensions)
     if elements is None or checked_mul(elements, element_type.size_bytes) is None:
-        return "tensor byte size overflows u64"
+        return TensorFailure.BYTE_SIZE_OVERFLOW
     return None
 
 

@@ -52,12 +52,23 @@ class AdmissionPolicy:
 
     @classmethod
     def from_wire(cls, raw: Any, *, context: str, path: str = "$") -> AdmissionPolicy:
-        obj = WireObject(raw, _FIELDS, type_name="AdmissionPolicy", context=context, path=path, lenient=True)
+        obj = WireObject(
+            raw,
+            _FIELDS,
+            # rule when 03.1/derived_struct_missing_field: 04.2.3/admission_policy_required_fields
+            type_name="AdmissionPolicy",
+            context=context,
+            path=path,
+            lenient=True,
+        )
         return cls(
             obj.u32("maximum_queue_depth"),
             obj.u64("maximum_scheduled_tokens"),
             AdmissionFitPolicy.from_wire(
-                obj.raw("sequence_fit_policy"), context=context, path=obj.at("sequence_fit_policy")
+                # rule when 01.5/enum_variant_shape: 04.2/admission_fit_policy_spellings
+                obj.raw("sequence_fit_policy"),
+                context=context,
+                path=obj.at("sequence_fit_policy"),
             ),
             obj.boolean("allow_defer"),
             obj.u32("cancellation_check_interval_steps"),

@@ -41,7 +41,12 @@ class CheckpointCapacityPolicy:
     def from_wire(cls, raw: Any, *, context: str, path: str = "$") -> CheckpointCapacityPolicy:
         """deny_unknown_fields; ``0`` is refused by the NonZeroU64 type (``Serialization``)."""
         obj = WireObject(
-            raw, ("maximum_retained_bytes",), type_name="CheckpointCapacityPolicy", context=context, path=path
+            raw,
+            ("maximum_retained_bytes",),
+            # rule when 01.3.6/decode_unknown_field: 04.2.2/checkpoint_capacity_deny_unknown_fields
+            type_name="CheckpointCapacityPolicy",
+            context=context,
+            path=path,
         )
         value = obj.u64("maximum_retained_bytes")
         if value == 0:
@@ -97,6 +102,7 @@ class RuntimeMemoryPolicy:
         obj = WireObject(
             raw,
             ("capacity_bytes", "reserve_bytes", "maximum_active_sequences", "dynamic_storage_profile_order"),
+            # rule when 03.1/derived_struct_missing_field: 04.2.1/memory_policy_required_fields
             type_name="RuntimeMemoryPolicy",
             context=context,
             path=path,

@@ -101,7 +101,7 @@ def _check_fields(
     for profile in memory.dynamic_storage_profile_order:  # row 8
         key = profile_key(profile)
         if key in seen:
-            raise _rmp(  # rule: 04.3.2/row07_profile_order_nonempty
+            raise _rmp(  # rule: 04.3.2/row08_profile_order_no_duplicates
                 FIELD_MEMORY, "dynamic storage profile order repeats a profile"
             )
         seen.add(key)
@@ -164,7 +164,11 @@ def decode_policy_fields(obj: WireObject) -> PolicyFields:
         context=context,
         path=obj.at("version"),
     )
-    scheduling = SchedulingDiscipline.from_wire(obj.raw("scheduling"), context=context, path=obj.at("scheduling"))
+    scheduling = SchedulingDiscipline.from_wire(
+        obj.raw("scheduling"),  # rule when 01.5/enum_variant_shape: 04.2/scheduling_discipline_spellings
+        context=context,
+        path=obj.at("scheduling"),
+    )
     memory = decode_with(
         lambda: RuntimeMemoryPolicy.from_wire(obj.raw("memory"), context=context, path=obj.at("memory")),
         context=context,
@@ -176,10 +180,14 @@ def decode_policy_fields(obj: WireObject) -> PolicyFields:
         path=obj.at("admission"),
     )
     attention = AttentionExecutionPolicy.from_wire(
-        obj.raw("attention_execution"), context=context, path=obj.at("attention_execution")
+        obj.raw("attention_execution"),  # rule when 01.5/enum_variant_shape: 04.2/attention_policy_kebab_case
+        context=context,
+        path=obj.at("attention_execution"),
     )
     determinism = ExecutionDeterminismRequirement.from_wire(
-        obj.raw("execution_determinism"), context=context, path=obj.at("execution_determinism")
+        obj.raw("execution_determinism"),  # rule when 01.5/enum_variant_shape: 04.2/determinism_requirement_spellings
+        context=context,
+        path=obj.at("execution_determinism"),
     )
     reusable = obj.optional(
         "reusable_execution", lambda value, ctx, at: ReusableExecutionPolicy.from_wire(value, context=ctx, path=at)
@@ -348,10 +356,17 @@ class ResolvedRuntimePolicy(RuntimePolicy):
         """Shape check, then ``new`` (its errors become ``Serialization``), then the fingerprint comparison."""
         if isinstance(raw, dict) and "reusable_execution" not in raw:
             raw = {**raw, "reusable_execution": None}
-        obj = WireObject(raw, WIRE_FIELDS, type_name="ResolvedRuntimePolicy", context=context, path=path)
+        obj = WireObject(  # rule when 01.3.6/decode_unknown_field: 04.3.1/deny_unknown_top_level_fields
+            raw, WIRE_FIELDS, type_name="ResolvedRuntimePolicy", context=context, path=path
+        )
         fields = decode_policy_fields(obj)
         carried = obj.string("fingerprint")
-        policy = decode_with(lambda: cls.new(*fields), context=context, path=path)
+        policy = decode_with(
+            # rule when 01.5/validating_wire_constructor_errors_are_serialization: 04.3.1/new_error_is_serde_error
+            lambda: cls.new(*fields),
+            context=context,
+            path=path,
+        )
         if policy.fingerprint_str() != carried:
             raise Serialization(  # rule: 04.3.1/fingerprint_mismatch_rejected
                 context,

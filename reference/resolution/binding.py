@@ -46,17 +46,17 @@ def validate_resolved_weight_storage(weight: ResolvedWeightBinding, storage: Res
             )
         component = expected.get(cid)
         if component is None:
-            raise InvalidExecutionPlan(  # rule: 04.5.6/weight_storage_component_count
+            raise InvalidExecutionPlan(  # rule: 04.5.6/weight_storage_component_identity
                 reason=f"resolved weight storage contains unknown component `{cid}`"
             )
-        if (
-            cid in seen
-            or stored.length_bytes != component.physical_bytes()
-            or stored.element_type is not component.physical_element_type()
-        ):
-            raise InvalidExecutionPlan(  # rule: 04.5.6/weight_storage_component_count
-                reason=f"resolved weight storage component `{cid}` differs from its layout"
-            )
+        # One combined check upstream: a repeated component and a wrong size or dtype have the same error.
+        differs = f"resolved weight storage component `{cid}` differs from its layout"
+        if cid in seen:
+            raise InvalidExecutionPlan(reason=differs)  # rule: 04.5.6/weight_storage_component_identity
+        if stored.length_bytes != component.physical_bytes():
+            raise InvalidExecutionPlan(reason=differs)  # rule: 04.5.6/weight_storage_component_size_dtype
+        if stored.element_type is not component.physical_element_type():
+            raise InvalidExecutionPlan(reason=differs)  # rule: 04.5.6/weight_storage_component_size_dtype
         seen.add(cid)
 
 
@@ -79,19 +79,19 @@ class ResolvedValueBinding:
             raise InvalidExecutionPlan(  # rule: 04.5.6/ordinal_fixed_width
                 reason=f"binding ordinal {self.ordinal!r} is not a u32"
             )
+        # Check 1 is one combined check upstream: its three failures have the same error.
         role, access = self.role, self.access
-        if (
-            (role is ResolvedValueRole.INPUT and access not in _INPUT_ACCESS)
-            or (role is ResolvedValueRole.OUTPUT and access not in _OUTPUT_ACCESS)
-            or (role is ResolvedValueRole.INPUT and not isinstance(self.alias, NoAlias))
-        ):
-            raise InvalidExecutionPlan(  # rule: 04.5.6/input_access_readable, 04.5.6/output_access_writable
-                reason="resolved value role, access, and alias policy are inconsistent"
-            )
+        inconsistent = "resolved value role, access, and alias policy are inconsistent"
+        if role is ResolvedValueRole.INPUT and access not in _INPUT_ACCESS:
+            raise InvalidExecutionPlan(reason=inconsistent)  # rule: 04.5.6/input_access_readable
+        if role is ResolvedValueRole.OUTPUT and access not in _OUTPUT_ACCESS:
+            raise InvalidExecutionPlan(reason=inconsistent)  # rule: 04.5.6/output_access_writable
+        if role is ResolvedValueRole.INPUT and not isinstance(self.alias, NoAlias):
+            raise InvalidExecutionPlan(reason=inconsistent)  # rule: 04.5.6/input_alias_no_alias
         components = self.storage.components
         weights = self.usage is BufferUsage.WEIGHTS
         if not weights and len(components) != 1:
-            raise InvalidExecutionPlan(  # rule: 04.5.6/non_weights_storage_covers_tensor
+            raise InvalidExecutionPlan(  # rule: 04.5.6/non_weights_single_component
                 reason="only a weight value may use composite physical storage"
             )
         if (
@@ -99,7 +99,7 @@ class ResolvedValueBinding:
             and components[0].component_id is None
             and components[0].element_type is not self.tensor.element_type
         ):
-            raise InvalidExecutionPlan(  # rule: 04.5.6/weight_logical_contract
+            raise InvalidExecutionPlan(  # rule: 04.5.6/anonymous_component_dtype
                 reason="single-resource value dtype differs from its logical tensor dtype"
             )
         if not weights and components[0].length_bytes < self.tensor.minimum_storage_bytes():
@@ -108,13 +108,13 @@ class ResolvedValueBinding:
             )
         if weights:
             if self.weight is None:
-                raise InvalidExecutionPlan(  # rule: 04.5.6/weight_logical_contract
+                raise InvalidExecutionPlan(  # rule: 04.5.6/weights_need_weight_binding
                     reason="weight value lacks its resolved physical layout contract"
                 )
             self.weight.validate_logical_contract(self.tensor.dimensions, self.tensor.element_type)
             validate_resolved_weight_storage(self.weight, self.storage)
         elif self.weight is not None:
-            raise InvalidExecutionPlan(  # rule: 04.5.6/weight_logical_contract
+            raise InvalidExecutionPlan(  # rule: 04.5.6/non_weights_without_weight_binding
                 reason="non-weight value carries a resolved weight layout contract"
             )
 

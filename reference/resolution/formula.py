@@ -188,14 +188,28 @@ class ProviderWorkspaceSizeFormula:
         cls = _VARIANTS[tag]
         at = f"{path}.{tag}"
         if tag == "bounded_shape_buckets":
-            obj = WireObject(content, cls.FIELDS, type_name=tag, context=context, path=at)
+            obj = WireObject(
+                # rule when 01.3.6/decode_unknown_field: 04.7.1/formula_payload_deny_unknown_fields
+                content,
+                cls.FIELDS,
+                type_name=tag,
+                context=context,
+                path=at,
+            )
             items = read_list(obj.raw("buckets"), context=context, path=obj.at("buckets"))
             buckets = tuple(
                 DynamicResourceShapeBucket.from_wire(b, context=context, path=f"{obj.at('buckets')}[{i}]")
                 for i, b in enumerate(items)
             )
             return decode_with(lambda: BoundedShapeBucketsFormula(buckets), context=context, path=path)
-        obj = WireObject(content, cls.FIELDS, type_name=tag, context=context, path=at)
+        obj = WireObject(
+            # rule when 01.3.6/decode_unknown_field: 04.7.1/formula_payload_deny_unknown_fields
+            content,
+            cls.FIELDS,
+            type_name=tag,
+            context=context,
+            path=at,
+        )
         values = [obj.u64(name) for name in cls.FIELDS]
         formula: ProviderWorkspaceSizeFormula = decode_with(lambda: cls(*values), context=context, path=path)
         return formula

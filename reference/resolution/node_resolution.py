@@ -19,6 +19,7 @@ from reference.catalog.compatibility import ProviderCompatibilityRequest
 from reference.catalog.operation import OperationDescriptor
 from reference.catalog.provider import OperationProviderDescriptor
 from reference.catalog.registry import OperationPlanningHandle, OperationResourceEstimator, PlanningAuthority
+from reference.catalog.resources import ResourcePresenceRequirement
 from reference.catalog.storage import DynamicStorageRequirement
 from reference.errors import InvalidExecutionPlan
 from reference.ids import CapabilityId, NodeId, ProviderId, ResourceId
@@ -96,19 +97,26 @@ def validate_resource_contract(operation: OperationDescriptor, plan: ProviderRes
     resources = operation.resources
     minimum = resources.minimum_value_alignment_bytes
     alignment = plan.value_alignment_bytes
-    if alignment < minimum or alignment % minimum:
-        raise InvalidExecutionPlan(
-            reason=f"provider `{plan.provider_id}` value alignment {alignment} violates the operation minimum {minimum}"
-        )  # rule: 04.9/step13g_alignment_at_least_operation_minimum, 04.9/step13g_alignment_multiple_of_minimum
-    for kind, presence, requirement in (
-        ("scratch", resources.scratch, plan.scratch),
-        ("binding", resources.binding, plan.binding),
-        ("persistent", resources.persistent, plan.persistent),
-    ):
-        if not presence.accepts(requirement is not None):
-            raise InvalidExecutionPlan(
-                reason=f"provider `{plan.provider_id}` {kind} workspace violates the operation's {presence.value} rule"
-            )  # rule: 04.9/step13g_scratch_presence, 04.9/step13g_binding_presence, 04.9/step13g_persistent_presence
+    # One combined alignment check upstream (both failures have the same error), then one check per workspace.
+    misaligned = f"provider `{plan.provider_id}` value alignment {alignment} violates the operation minimum {minimum}"
+    if alignment < minimum:
+        raise InvalidExecutionPlan(reason=misaligned)  # rule: 04.9/step13g_alignment_at_least_operation_minimum
+    if alignment % minimum:
+        raise InvalidExecutionPlan(reason=misaligned)  # rule: 04.9/step13g_alignment_multiple_of_minimum
+    if not resources.scratch.accepts(plan.scratch is not None):
+        raise _presence_error(plan, "scratch", resources.scratch)  # rule: 04.9/step13g_scratch_presence
+    if not resources.binding.accepts(plan.binding is not None):
+        raise _presence_error(plan, "binding", resources.binding)  # rule: 04.9/step13g_binding_presence
+    if not resources.persistent.accepts(plan.persistent is not None):
+        raise _presence_error(plan, "persistent", resources.persistent)  # rule: 04.9/step13g_persistent_presence
+
+
+def _presence_error(
+    plan: ProviderResourcePlan, kind: str, presence: ResourcePresenceRequirement
+) -> InvalidExecutionPlan:
+    return InvalidExecutionPlan(
+        reason=f"provider `{plan.provider_id}` {kind} workspace violates the operation's {presence.value} rule"
+    )
 
 
 def validate_provider_resolution(
@@ -242,7 +250,7 @@ class PlanNodeResolution:
         bindings = tuple(values)
         extra_capabilities = frozenset(required_capabilities)
         if not bindings:
-            raise InvalidExecutionPlan(  # rule: 04.9/step05_node_in_program
+            raise InvalidExecutionPlan(  # rule: 04.9/step04_values_nonempty
                 reason=f"node `{node_id}` resolution has no value bindings"
             )
         node = family.program.node(node_id)
@@ -250,7 +258,11 @@ class PlanNodeResolution:
             raise InvalidExecutionPlan(  # rule: 04.9/step05_node_in_program
                 reason=f"node `{node_id}` is not in the model program"
             )
-        operation = catalog.operation_for_node(node.id, node.operation_id)
+        operation = catalog.operation_for_node(
+            # rule when 03.11.4/node_lookup_sets_node_id: 04.9/step06_operation_known
+            node.id,
+            node.operation_id,
+        )
         _check_contract(registry, operation)
         operation.validate_attributes(node.attributes)
         validate_resolved_bindings(operation, bindings)
@@ -316,9 +328,13 @@ class PlanNodeResolution:
                 continue
             candidates.append(plan)
         if not candidates:
-            raise InvalidExecutionPlan(
-                # rule: 04.4.1/empty_profile_order_fails_resolution, 03.6.4/storage_incompatible_dropped
-                reason=f"node `{node.id}` has no provider with available storage"
+            no_candidates = f"node `{node.id}` has no provider with available storage"
+            if not view.dynamic_storage_profile_order:
+                raise InvalidExecutionPlan(  # rule: 04.9/step14_no_candidates, 04.4.1/empty_profile_order_fails_resolution, 03.6.4/storage_incompatible_dropped  # noqa: E501
+                    reason=no_candidates
+                )
+            raise InvalidExecutionPlan(  # rule: 04.9/step14_no_candidates, 03.6.4/storage_incompatible_dropped
+                reason=no_candidates
             )
         ordered = validate_provider_resolution(candidates, rejections)
         return cls(
@@ -370,8 +386,10 @@ def _registered_estimator(
 ) -> OperationResourceEstimator:
     """Step 13d: exactly one registered estimator whose descriptor equals the catalog's."""
     estimators = registry.estimators_for(descriptor.provider_id)
-    if len(estimators) != 1 or estimators[0].descriptor() != descriptor:
-        raise InvalidExecutionPlan(  # rule: 04.9/step13d_estimator_descriptor_equals_catalog
-            reason=f"provider `{descriptor.provider_id}` estimator registration differs from the catalog"
-        )
+    # One combined check upstream: both failures have the same error.
+    differs = f"provider `{descriptor.provider_id}` estimator registration differs from the catalog"
+    if len(estimators) != 1:
+        raise InvalidExecutionPlan(reason=differs)  # rule: 04.9/step13d_exactly_one_estimator
+    if estimators[0].descriptor() != descriptor:
+        raise InvalidExecutionPlan(reason=differs)  # rule: 04.9/step13d_estimator_descriptor_equals_catalog
     return estimators[0]

@@ -86,22 +86,31 @@ def _check_tensor(
     dimensions: dict[str, int],
     strides: dict[str, int],
 ) -> None:
-    if len(tensor.dimensions) != contract.rank or tensor.element_type not in contract.element_types:
-        raise _fail(  # rule: 04.5.7/dtype_in_contract_set
-            operation, "resolved tensor rank or element type is incompatible"
-        )
+    # Each of the combined checks below has one error upstream; each rule raises at its own site.
+    incompatible = "resolved tensor rank or element type is incompatible"
+    if len(tensor.dimensions) != contract.rank:
+        raise _fail(operation, incompatible)  # rule: 04.5.7/rank_equal
+    if tensor.element_type not in contract.element_types:
+        raise _fail(operation, incompatible)  # rule: 04.5.7/dtype_in_contract_set
+    violated = "resolved tensor violates a dimension constraint"
     for constraint, extent in zip(contract.dimensions, tensor.dimensions, strict=True):
         if isinstance(constraint, ExactDimension):
-            ok = constraint.value == extent
+            if constraint.value != extent:
+                raise _fail(operation, violated)  # rule: 04.5.7/exact_dimension
         elif isinstance(constraint, RangeDimension):
-            ok = constraint.minimum <= extent <= constraint.maximum
+            if not constraint.minimum <= extent <= constraint.maximum:
+                raise _fail(operation, violated)  # rule: 04.5.7/range_dimension
         else:
             assert isinstance(constraint, SymbolDimension)
-            ok = dimensions.setdefault(constraint.name, extent) == extent
-        if not ok:
-            raise _fail(operation, "resolved tensor violates a dimension constraint")  # rule: 04.5.7/exact_dimension
+            if dimensions.setdefault(constraint.name, extent) != extent:
+                raise _fail(operation, violated)  # rule: 04.5.7/symbol_dimension_binding
     if not _layout_matches(contract, tensor, strides):
-        raise _fail(operation, "resolved tensor layout is incompatible")  # rule: 04.5.7/rank_equal
+        layout = tensor.layout
+        if isinstance(layout, ContiguousLayout):
+            raise _fail(operation, "resolved tensor layout is incompatible")  # rule: 04.5.7/layout_contiguous
+        if isinstance(layout, BlockedLayout):
+            raise _fail(operation, "resolved tensor layout is incompatible")  # rule: 04.5.7/layout_blocked
+        raise _fail(operation, "resolved tensor layout is incompatible")  # rule: 04.5.7/layout_strided
 
 
 def validate_resolved_bindings(operation: OperationDescriptor, bindings: Sequence[ResolvedValueBinding]) -> None:
@@ -109,7 +118,7 @@ def validate_resolved_bindings(operation: OperationDescriptor, bindings: Sequenc
     operation.validate()
     n_in = len(operation.inputs)
     if len(bindings) != n_in + len(operation.outputs):
-        raise _fail(  # rule: 04.5.7/binding_count, 04.5.7/ordinal_in_range
+        raise _fail(  # rule: 04.5.7/binding_count
             operation, f"expects {n_in + len(operation.outputs)} value bindings, received {len(bindings)}"
         )
     dimensions: dict[str, int] = {}
@@ -134,17 +143,18 @@ def validate_resolved_bindings(operation: OperationDescriptor, bindings: Sequenc
             and previous.storage == binding.storage
             and previous.usage is binding.usage
         ):
-            raise _fail(  # rule: 04.5.7/repeated_value_read_only_inputs, 04.5.7/input_storage_sharing
+            raise _fail(  # rule: 04.5.7/repeated_value_read_only_inputs
                 operation, "repeats a value outside identical read-only input slots"
             )
         contracts = operation.inputs if binding.role is ResolvedValueRole.INPUT else operation.outputs
         if binding.ordinal >= len(contracts):
             raise _fail(operation, "binding ordinal is out of range")  # rule: 04.5.7/ordinal_in_range
         contract = contracts[binding.ordinal]
-        if binding.access is not contract.access or binding.alias != contract.alias:
-            raise _fail(  # rule: 04.5.7/access_equals_contract, 04.5.7/alias_equals_contract
-                operation, "binding access or alias differs from its contract"
-            )
+        differs = "binding access or alias differs from its contract"
+        if binding.access is not contract.access:
+            raise _fail(operation, differs)  # rule: 04.5.7/access_equals_contract
+        if binding.alias != contract.alias:
+            raise _fail(operation, differs)  # rule: 04.5.7/alias_equals_contract
         _check_tensor(operation, contract, binding.tensor, dimensions, strides)
     inputs, outputs = list(bindings[:n_in]), list(bindings[n_in:])
     for index, current in enumerate(inputs):
@@ -154,21 +164,21 @@ def validate_resolved_bindings(operation: OperationDescriptor, bindings: Sequenc
                 or current.access is not TensorAccess.READ
                 or previous.access is not TensorAccess.READ
             ):
-                raise _fail(  # rule: 04.5.7/repeated_value_read_only_inputs
+                raise _fail(  # rule: 04.5.7/input_storage_sharing
                     operation, "shares input storage between different or writable values"
                 )
     for index, output in enumerate(outputs):
         aliased = [i for i, inp in enumerate(inputs) if output.storage.overlaps(inp.storage)]
         alias = output.alias
         if isinstance(alias, NoAlias) and aliased:
-            raise _fail(  # rule: 04.5.7/no_alias_output_overlap, 04.5.7/ordinal_in_range, 04.5.7/may_alias_output
+            raise _fail(  # rule: 04.5.7/no_alias_output_overlap
                 operation, f"output {index} aliases despite a no-alias contract"
             )
         if isinstance(alias, MayAlias) and (
             any(i != alias.index for i in aliased)
             or (alias.index in aliased and output.storage != inputs[alias.index].storage)
         ):
-            raise _fail(  # rule: 04.5.7/ordinal_in_range, 04.5.7/canonical_slot_order, 04.5.7/no_alias_output_overlap
+            raise _fail(  # rule: 04.5.7/may_alias_output
                 operation, f"output {index} partially aliases or aliases the wrong input"
             )
         if isinstance(alias, MustAlias) and (aliased != [alias.index] or output.storage != inputs[alias.index].storage):
@@ -176,4 +186,4 @@ def validate_resolved_bindings(operation: OperationDescriptor, bindings: Sequenc
                 operation, f"output {index} does not exactly alias its declared input"
             )
         if any(output.storage.overlaps(previous.storage) for previous in outputs[:index]):
-            raise _fail(operation, "output resources overlap")  # rule: 04.5.7/no_alias_output_overlap
+            raise _fail(operation, "output resources overlap")  # rule: 04.5.7/outputs_do_not_overlap

@@ -84,15 +84,16 @@ class ProviderResourcePlan:
         estimate: OperationResourceEstimate,
     ) -> ProviderResourcePlan:
         """Identity and input claim, copy, ``validate_fields``, stamp the estimate fingerprint."""
-        if (
-            estimate.estimator_id != descriptor.resource_estimator_id
-            or estimate.estimator_version != descriptor.resource_estimator_version
-            or estimate.estimator_implementation_fingerprint != descriptor.resource_estimator_implementation_fingerprint
-            or estimate.claimed_input_fingerprint != expected_input_fingerprint
-        ):
-            raise InvalidExecutionPlan(  # rule: 04.8.3/estimator_id_matches, 04.8.3/estimator_version_matches
-                reason=f"provider `{descriptor.provider_id}` estimate does not match its registration or input"
-            )
+        # One combined check upstream: the four mismatches have the same error.
+        mismatch = f"provider `{descriptor.provider_id}` estimate does not match its registration or input"
+        if estimate.estimator_id != descriptor.resource_estimator_id:
+            raise InvalidExecutionPlan(reason=mismatch)  # rule: 04.8.3/estimator_id_matches
+        if estimate.estimator_version != descriptor.resource_estimator_version:
+            raise InvalidExecutionPlan(reason=mismatch)  # rule: 04.8.3/estimator_version_matches
+        if estimate.estimator_implementation_fingerprint != descriptor.resource_estimator_implementation_fingerprint:
+            raise InvalidExecutionPlan(reason=mismatch)  # rule: 04.8.3/estimator_implementation_matches
+        if estimate.claimed_input_fingerprint != expected_input_fingerprint:
+            raise InvalidExecutionPlan(reason=mismatch)  # rule: 04.8.3/claimed_input_matches
         draft = cls(
             descriptor.provider_id,
             descriptor.resource_estimator_id,
@@ -114,7 +115,7 @@ class ProviderResourcePlan:
     def validate_fields(self) -> None:
         """Estimator identity, canonical fingerprints, alignment, and the three workspace slot rules."""
         if check_portable_string(self.estimator_id) is not None:
-            raise InvalidExecutionPlan(  # rule: 04.8.3/estimator_id_portable, 04.8.3/estimator_version_major_nonzero
+            raise InvalidExecutionPlan(  # rule: 04.8.3/estimator_id_portable
                 reason="provider resource plan has an invalid estimator id"
             )
         if self.estimator_version.major == 0:

@@ -28,6 +28,11 @@ def _u64(value: Any, name: str) -> int:
     return value
 
 
+def _invalid_component() -> InvalidExecutionPlan:
+    """The one error of ``ResolvedStorageComponent::new`` (a single combined check upstream)."""
+    return InvalidExecutionPlan(reason="resolved storage component is empty, misaligned or overflows u64")
+
+
 @dataclass(frozen=True, slots=True)
 class ResolvedStorageComponent:
     """One byte range of one resource; ``component_id`` names a weight component (else ``None``)."""
@@ -42,15 +47,14 @@ class ResolvedStorageComponent:
         _u64(self.offset_bytes, "offset_bytes")
         _u64(self.length_bytes, "length_bytes")
         size = self.element_type.size_bytes
-        if (
-            self.length_bytes == 0
-            or self.offset_bytes + self.length_bytes > U64_MAX
-            or self.offset_bytes % size
-            or self.length_bytes % size
-        ):
-            raise InvalidExecutionPlan(  # rule: 04.5.3/end_fits_u64
-                reason="resolved storage component is empty, misaligned or overflows u64"
-            )
+        if self.length_bytes == 0:
+            raise _invalid_component()  # rule: 04.5.3/length_nonzero
+        if self.offset_bytes + self.length_bytes > U64_MAX:
+            raise _invalid_component()  # rule: 04.5.3/end_fits_u64
+        if self.offset_bytes % size:
+            raise _invalid_component()  # rule: 04.5.3/offset_multiple_of_element
+        if self.length_bytes % size:
+            raise _invalid_component()  # rule: 04.5.3/length_multiple_of_element
 
     @property
     def end_bytes(self) -> int:
@@ -107,7 +111,7 @@ class ResolvedValueStorage:
         if not items:
             raise InvalidExecutionPlan(reason="resolved value storage is empty")  # rule: 04.5.4/storage_nonempty
         if len(items) > 1 and any(c.component_id is None for c in items):
-            raise InvalidExecutionPlan(  # rule: 04.5.4/multi_component_needs_ids, 04.5.4/storage_nonempty
+            raise InvalidExecutionPlan(  # rule: 04.5.4/multi_component_needs_ids
                 reason="multi-component value storage requires physical component identities"
             )
         items.sort(key=ResolvedStorageComponent.sort_key)
@@ -115,7 +119,7 @@ class ResolvedValueStorage:
         for index, component in enumerate(items):
             if component.component_id is not None:
                 if component.component_id in seen:
-                    raise InvalidExecutionPlan(  # rule: 04.5.4/storage_nonempty, 04.5.4/duplicate_component_id_rejected
+                    raise InvalidExecutionPlan(  # rule: 04.5.4/duplicate_component_id_rejected
                         reason="resolved value storage has duplicate components"
                     )
                 seen.add(component.component_id)

@@ -24,6 +24,7 @@ from reference.model.tensor import (
     ProgramTensorSpec,
     ResolvedTensorLayout,
     StridedLayout,
+    TensorFailure,
     decode_tensor_layout,
     validate_resolved_tensor,
 )
@@ -43,6 +44,35 @@ __all__ = [
 
 TENSOR_LAYOUT_FINGERPRINT_CONTEXT: Final = "fingerprint tensor storage layout class"
 _CONTIGUOUS: Final = ContiguousLayout()
+
+
+def _invalid_tensor(failure: TensorFailure) -> InvalidExecutionPlan:
+    return InvalidExecutionPlan(reason=f"resolved tensor is invalid: {failure}")
+
+
+def _raise_tensor_failure(failure: TensorFailure | None) -> None:
+    """Raise the ``ResolvedTensorSpec::new`` failure ``validate_resolved_tensor`` found, one site per rule."""
+    if failure is None:
+        return
+    if failure is TensorFailure.DIMENSION_ZERO:
+        raise _invalid_tensor(failure)  # rule: 04.5.2/dimension_nonzero
+    if failure is TensorFailure.STRIDES:
+        raise _invalid_tensor(failure)  # rule: 04.5.2/strided_stride_count_and_nonzero
+    if failure is TensorFailure.BLOCK_EXTENTS:
+        raise _invalid_tensor(failure)  # rule: 04.5.2/blocked_block_count_and_nonzero
+    if failure is TensorFailure.AXIS_ORDER:
+        raise _invalid_tensor(failure)  # rule: 04.5.2/blocked_axis_order_permutation
+    if failure is TensorFailure.EXACT_NOT_DIVISIBLE:
+        raise _invalid_tensor(failure)  # rule: 04.5.2/blocked_exact_divisible
+    if failure is TensorFailure.ZERO_FILL_RANK:
+        raise _invalid_tensor(failure)  # rule: 04.5.2/zero_fill_physical_rank
+    if failure is TensorFailure.PADDED_OVERFLOW:
+        raise _invalid_tensor(failure)  # rule: 04.5.2/zero_fill_padded_overflow
+    if failure is TensorFailure.ZERO_FILL_GRID:
+        raise _invalid_tensor(failure)  # rule: 04.5.2/zero_fill_physical_matches_grid
+    if failure is TensorFailure.ZERO_FILL_NOT_PADDED:
+        raise _invalid_tensor(failure)  # rule: 04.5.2/zero_fill_padding_real
+    raise _invalid_tensor(failure)  # rule: 04.5.2/byte_size_fits_u64
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -69,11 +99,7 @@ class ResolvedTensorSpec:
             raise TypeError(f"element_type must be an ElementType, got {element_type!r}")
         if not isinstance(layout, ContiguousLayout | StridedLayout | BlockedLayout):
             raise TypeError(f"layout must be a ResolvedTensorLayout, got {layout!r}")
-        failure = validate_resolved_tensor(dims, element_type, layout)
-        if failure is not None:
-            raise InvalidExecutionPlan(  # rule: 04.5.2/dimension_nonzero, 04.5.2/strided_stride_count_and_nonzero
-                reason=f"resolved tensor is invalid: {failure}"
-            )
+        _raise_tensor_failure(validate_resolved_tensor(dims, element_type, layout))
         object.__setattr__(self, "dimensions", dims)
         object.__setattr__(self, "element_type", element_type)
         object.__setattr__(self, "layout", layout)

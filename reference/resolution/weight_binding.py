@@ -19,7 +19,11 @@ from reference.canonical import JsonValue
 from reference.errors import InvalidExecutionPlan, VNextError
 from reference.ids import QuantizationFormatId, WeightFormatId, WeightId, WeightLayoutId
 from reference.model.element import ElementType
-from reference.model.layout_traversal import layout_budget_failure, physical_component_id_set
+from reference.model.layout_traversal import (
+    LAYOUT_DEPTH_FAILURE,
+    layout_budget_failure,
+    physical_component_id_set,
+)
 from reference.model.weight_encoding import (
     WeightComponentRole,
     WeightComponentSpec,
@@ -136,21 +140,23 @@ class ResolvedWeightBinding:
 
     def _validate_structure(self) -> None:
         failure = layout_budget_failure(self.physical_layout)
+        if failure == LAYOUT_DEPTH_FAILURE:
+            raise self._invalid(f"layout: {failure}")  # rule: 04.5.5/layout_depth_limit
         if failure is not None:
-            raise self._invalid(f"layout: {failure}")  # rule: 04.5.5/component_ids_match_layout
-        referenced = physical_component_id_set(self.physical_layout)
+            raise self._invalid(f"layout: {failure}")  # rule: 04.5.5/layout_nodes_limit
+        # One combined check upstream: every failure below has the same error.
+        identity = "physical identity is invalid or non-canonical"
+        if self.schema_version.major == 0:
+            raise self._invalid(identity)  # rule: 04.5.5/schema_major_nonzero
+        if not self.components:
+            raise self._invalid(identity)  # rule: 04.5.5/components_nonempty
         ids = [c.component_id for c in self.components]
-        ascending = all(a < b for a, b in itertools.pairwise(ids))
-        if (
-            self.schema_version.major == 0
-            or not self.components
-            or not ascending
-            or set(ids) != set(referenced)
-            or any(not c.physical_dimensions or 0 in c.physical_dimensions for c in self.components)
-        ):
-            raise self._invalid(  # rule: 04.5.5/component_dimensions_nonzero
-                "physical identity is invalid or non-canonical"
-            )
+        if not all(a < b for a, b in itertools.pairwise(ids)):
+            raise self._invalid(identity)  # rule: 04.5.5/components_strictly_ascending
+        if set(ids) != set(physical_component_id_set(self.physical_layout)):
+            raise self._invalid(identity)  # rule: 04.5.5/component_ids_match_layout
+        if any(not c.physical_dimensions or 0 in c.physical_dimensions for c in self.components):
+            raise self._invalid(identity)  # rule: 04.5.5/component_dimensions_nonzero
         for component in self.components:
             try:
                 component.physical_bytes()
@@ -186,7 +192,7 @@ class ResolvedWeightBinding:
         except (VNextError, ValueError) as exc:
             if isinstance(exc, InvalidExecutionPlan):
                 raise
-            raise self._invalid(  # rule: 04.5.5/schema_major_nonzero, 04.5.5/components_nonempty
+            raise self._invalid(  # rule: 04.5.6/weight_logical_contract
                 f"does not describe the logical tensor: {exc}"
             ) from None
 

@@ -143,7 +143,14 @@ class ProviderWorkspaceRequirement:
     ) -> ProviderWorkspaceRequirement:
         """deny_unknown_fields, then ``from_formula``."""
         fields = ("size_formula", "alignment_bytes", "scope", "reuse_policy", "storage")
-        obj = WireObject(raw, fields, type_name="ProviderWorkspaceRequirement", context=context, path=path)
+        obj = WireObject(
+            # rule when 01.3.6/decode_unknown_field: 04.7.2/requirement_deny_unknown_fields
+            raw,
+            fields,
+            type_name="ProviderWorkspaceRequirement",
+            context=context,
+            path=path,
+        )
         args = (
             ProviderWorkspaceSizeFormula.from_wire(
                 obj.raw("size_formula"), context=context, path=obj.at("size_formula")

@@ -28,6 +28,7 @@ __all__ = ["ScenarioMemo", "computed_directly"]
 
 T = TypeVar("T")
 
+
 class ScenarioMemo(Generic[T]):
     """``compute(scenario)`` memoized by the canonical bytes of ``key(scenario)`` (at most ``size`` entries).
 

@@ -181,6 +181,15 @@ def test_weight_binding_structure_rejections() -> None:
     raises_kind(EP, lambda: ResolvedWeightBinding.from_schema(family().weight_schema, WeightId("weight.none")))
 
 
+def test_weight_component_entries_ignore_unknown_keys() -> None:
+    """D-04R-17: only the binding's own wire denies unknown keys; its component entries derive Deserialize."""
+    good = resolved_test_weight().to_wire()
+    component = {**good["components"][0], "packing": "row_major"}  # type: ignore[index]
+    assert ResolvedWeightBinding.from_wire({**good, "components": [component]}) == resolved_test_weight()
+    with pytest.raises(Serialization, match="unknown field `packing`"):
+        ResolvedWeightBinding.from_wire({**good, "packing": "row_major"})
+
+
 def test_weight_logical_contract() -> None:
     weight = resolved_test_weight()
     weight.validate_logical_contract((4,), F32)
