@@ -269,9 +269,9 @@ def _error_object(kind: str) -> dict[str, JsonValue]:
 #: Every hostility of ``hostile_policies``, with the catalogue rule a planner meeting it checks (``None``: the
 #: hostility checks no one rule of its own; the plan or refusal is still compared with the reference's).
 HOSTILE_POLICY_OPERATORS: Final[dict[str, str | None]] = {
-    "validate_raises": "05.3/step01_policy_validate",
-    "zero_sequences": "05.3/step02_zero_active_sequences",
-    "zero_tokens": "05.3/step03_zero_scheduled_tokens",
+    "validate_raises": "04.9/step01_policy_validate_first",
+    "zero_sequences": "04.9/step02_zero_active_sequences",
+    "zero_tokens": "04.9/step03_zero_scheduled_tokens",
     "zero_capacity": "05.3/step05_capacity_nonzero",
     "capacity_over_device": "05.3/step05_capacity_within_device",
     "reserve_equals_capacity": "05.3/step05_reserve_below_capacity",

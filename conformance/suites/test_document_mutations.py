@@ -35,15 +35,6 @@ from strategies.mutations import Cell, cell_from_id, expected_kind, mutation_cel
 
 pytestmark = pytest.mark.requires("build_plan")
 
-_DECODING_RULES = (
-    "01.3.3/decode_integer_out_of_range",
-    "01.3.6/decode_type_error",
-    "01.3.6/decode_unknown_field",
-    "01.5/unsigned_rejects_negative",
-    "01.5/unsigned_rejects_bool",
-    "03.1/integers_exact_width",
-)
-
 
 def _sent(cell: Cell) -> RawJson:
     """The mutated scenario as JSON text (sent verbatim: values past ``u64`` included)."""
@@ -78,7 +69,6 @@ def check_cell(backend: BackendUnderTest, oracle: BackendUnderTest, cell: Cell) 
         assert got[1] == want[1], f"{cell.id}: the backend gives {got[1]}, the reference {want[1]}"
 
 
-@pytest.mark.rules(*_DECODING_RULES)
 @pytest.mark.parametrize("cell_id", CI_CELLS, ids=list(CI_CELLS))
 def test_document_mutation(backend: BackendUnderTest, oracle: BackendUnderTest, cell_id: str) -> None:
     check_cell(backend, oracle, cell_from_id(cell_id))
@@ -88,13 +78,11 @@ def test_document_mutation(backend: BackendUnderTest, oracle: BackendUnderTest, 
 OPERATOR_BASE = "plan_fixture"
 
 
-@pytest.mark.rules(*_DECODING_RULES)
 @pytest.mark.parametrize("operator", list(operator_cells(OPERATOR_BASE)))
 def test_document_mutation_operator(backend: BackendUnderTest, oracle: BackendUnderTest, operator: str) -> None:
     check_cell(backend, oracle, operator_cells(OPERATOR_BASE)[operator])
 
 
-@pytest.mark.rules(*_DECODING_RULES)
 @given(cell=mutation_cells())
 def test_generated_document_mutation(backend: BackendUnderTest, oracle: BackendUnderTest, cell: Cell) -> None:
     check_cell(backend, oracle, cell)

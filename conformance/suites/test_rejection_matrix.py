@@ -69,21 +69,18 @@ def _check(backend: BackendUnderTest, oracle: BackendUnderTest, scenario: Mappin
     assert got == want, f"{cell.operator} ({cell.rule}): the backend gives {got}, the reference {want}"
 
 
-@pytest.mark.rules("03.11.2/*")
 @pytest.mark.parametrize("operator", CATALOG_OPERATORS)
 def test_catalog_rejection_matrix(backend: BackendUnderTest, oracle: BackendUnderTest, operator: str) -> None:
     cell = matrix_example(catalog_rejections(operators=(operator,)))
     _check(backend, oracle, _with_section(catalog=cell.document), cell)
 
 
-@pytest.mark.rules("02.8.*")
 @pytest.mark.parametrize("operator", sorted(FAMILY_OPERATORS))
 def test_family_rejection_matrix(backend: BackendUnderTest, oracle: BackendUnderTest, operator: str) -> None:
     cell = matrix_example(family_rejections(operators=(operator,)))
     _check(backend, oracle, _with_section(family=_family_section(cell.document)), cell)
 
 
-@pytest.mark.rules("04.3.2/row*")
 @pytest.mark.parametrize("operator", POLICY_OPERATORS)
 def test_policy_rejection_matrix(backend: BackendUnderTest, oracle: BackendUnderTest, operator: str) -> None:
     cell = matrix_example(policy_rejections(operators=(operator,)))
