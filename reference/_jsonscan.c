@@ -1,10 +1,25 @@
-/* The plain-JSON check of reference/canonical.py (`_scan`) at C speed.
+/* Checks of reference/canonical.py and reference/json_scan.py at C speed. Each function only decides
+ * the common, well-formed case; on anything else it answers "ask Python", and the Python code (the
+ * definition of the check) decides and words every refusal. So nothing here can accept what the
+ * Python code refuses, or refuse with another message.
  *
  * scan(value) -> 1 when `value` is plain JSON holding a float, 0 when it is plain JSON without one,
- * -1 when the Python check would refuse it. Plain JSON: exact dict (exact str keys), exact list,
- * exact str, bool, None, exact int in [-2^63, 2^64 - 1], finite exact float, no dict or list
- * nested 128 or more deep (the root container is at depth 1). The caller runs the Python check
- * on -1 to raise its exact error, so this file only decides, never words a refusal.
+ * -1 when the Python check (`canonical._scan`) would refuse it. Plain JSON: exact dict (exact str
+ * keys), exact list, exact str, bool, None, exact int in [-2^63, 2^64 - 1], finite exact float, no
+ * dict or list nested 128 or more deep (the root container is at depth 1).
+ *
+ * members(value) -> the number of object members in a plain JSON value, or -1 when it holds a float.
+ *
+ * text_facts(data, limit) -> (depth, colons, negative_zero) of JSON text, read as
+ * `json_scan._chunk_structure` reads it: a quote opens or closes a string unless an odd run of
+ * backslashes stands right before it; brackets, commas and colons outside strings are structure.
+ * `depth` is the deepest nesting (json_scan.max_depth), or -1 once it reaches `limit`; `colons` the
+ * colons outside strings (one per object member in valid JSON); `negative_zero` whether a number
+ * outside strings is the integer -0.
+ *
+ * root_separators(data, max_members) -> the (position, byte, level) of every comma and colon of the
+ * root object and of its closing brace, as json_scan.root_members collects them, or None when the
+ * text is not one cleanly closed object with at most `max_members` members (json_scan then decides).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -84,6 +99,209 @@ static int scan_value(PyObject *value, int depth, int *has_float) {
     return REFUSED;
 }
 
+static Py_ssize_t count_members(PyObject *value) {
+    /* Members of every object in a plain JSON value; -1 when it holds a float. */
+    if (PyFloat_CheckExact(value)) {
+        return -1;
+    }
+    Py_ssize_t total = 0;
+    if (PyDict_CheckExact(value)) {
+        PyObject *key;
+        PyObject *item;
+        Py_ssize_t position = 0;
+        total = PyDict_GET_SIZE(value);
+        while (PyDict_Next(value, &position, &key, &item)) {
+            Py_ssize_t inner = count_members(item);
+            if (inner < 0) {
+                return -1;
+            }
+            total += inner;
+        }
+    } else if (PyList_CheckExact(value)) {
+        for (Py_ssize_t index = 0; index < PyList_GET_SIZE(value); index++) {
+            Py_ssize_t inner = count_members(PyList_GET_ITEM(value, index));
+            if (inner < 0) {
+                return -1;
+            }
+            total += inner;
+        }
+    }
+    return total;
+}
+
+static PyObject *members(PyObject *module, PyObject *value) {
+    (void)module;
+    return PyLong_FromSsize_t(count_members(value));
+}
+
+/* One pass over JSON text, as json_scan reads it. */
+typedef struct {
+    int in_string;
+    Py_ssize_t backslashes; /* the run of backslashes ending right before the current byte */
+} Reader;
+
+/* Whether `byte` at the reader's position is structure outside strings; updates the string state. */
+static int structural(Reader *reader, unsigned char byte) {
+    if (byte == '\\') {
+        reader->backslashes++;
+        return 0;
+    }
+    Py_ssize_t run = reader->backslashes;
+    reader->backslashes = 0;
+    if (byte == '"') {
+        if (run % 2 == 0) {
+            reader->in_string = !reader->in_string;
+        }
+        return 0;
+    }
+    if (reader->in_string) {
+        return 0;
+    }
+    return byte == '[' || byte == ']' || byte == '{' || byte == '}' || byte == ',' || byte == ':';
+}
+
+static int is_number_continuation(unsigned char byte) {
+    return byte == '.' || byte == 'e' || byte == 'E' || (byte >= '0' && byte <= '9');
+}
+
+static PyObject *text_facts(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "text_facts(data, limit)");
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
+        return NULL;
+    }
+    long limit = PyLong_AsLong(args[1]);
+    if (limit == -1 && PyErr_Occurred()) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    const unsigned char *data = view.buf;
+    Py_ssize_t size = view.len;
+    Reader reader = {0, 0};
+    long depth = 0;
+    long deepest = 0;
+    Py_ssize_t colons = 0;
+    int negative_zero = 0;
+    for (Py_ssize_t index = 0; index < size; index++) {
+        unsigned char byte = data[index];
+        if (byte == '-' && !reader.in_string) {
+            reader.backslashes = 0;
+            if (index + 1 < size && data[index + 1] == '0' &&
+                (index + 2 >= size || !is_number_continuation(data[index + 2]))) {
+                negative_zero = 1;
+            }
+            continue;
+        }
+        if (!structural(&reader, byte)) {
+            continue;
+        }
+        if (byte == '[' || byte == '{') {
+            depth++;
+        } else if (byte == ']' || byte == '}') {
+            depth--;
+        } else if (byte == ':') {
+            colons++;
+        }
+        if (depth > deepest) {
+            deepest = depth;
+        }
+    }
+    PyBuffer_Release(&view);
+    return Py_BuildValue("(lnO)", deepest >= limit ? -1L : deepest, colons, negative_zero ? Py_True : Py_False);
+}
+
+static int is_whitespace(unsigned char byte) {
+    return byte == ' ' || byte == '\t' || byte == '\n' || byte == '\r';
+}
+
+static PyObject *root_separators(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "root_separators(data, max_members)");
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
+        return NULL;
+    }
+    Py_ssize_t max_members = PyLong_AsSsize_t(args[1]);
+    if (max_members == -1 && PyErr_Occurred()) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    const unsigned char *data = view.buf;
+    Py_ssize_t size = view.len;
+    PyObject *found = PyList_New(0);
+    if (found == NULL) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    Py_ssize_t start = 0;
+    while (start < size && is_whitespace(data[start])) {
+        start++;
+    }
+    int clean = start < size && data[start] == '{';
+    Reader reader = {0, 0};
+    long depth = 0;
+    long level = 0;
+    Py_ssize_t close = -1;
+    for (Py_ssize_t index = start; clean && index < size; index++) {
+        unsigned char byte = data[index];
+        if (!structural(&reader, byte)) {
+            continue;
+        }
+        if (byte == '[' || byte == '{') {
+            depth++;
+        } else if (byte == ']' || byte == '}') {
+            depth--;
+        }
+        if (depth < 0) {
+            clean = 0;
+            break;
+        }
+        if (depth > level) {
+            level = depth;
+        }
+        if (depth == 0 || (depth == 1 && (byte == ',' || byte == ':'))) {
+            PyObject *entry = Py_BuildValue("(nil)", index, (int)byte, level);
+            if (entry == NULL || PyList_Append(found, entry) < 0) {
+                Py_XDECREF(entry);
+                Py_DECREF(found);
+                PyBuffer_Release(&view);
+                return NULL;
+            }
+            Py_DECREF(entry);
+            level = 0;
+            if (PyList_GET_SIZE(found) > 2 * max_members + 1) {
+                clean = 0;
+                break;
+            }
+            if (depth == 0) {
+                close = index;
+                break;
+            }
+        }
+    }
+    if (clean && close >= 0) {
+        for (Py_ssize_t index = close + 1; index < size; index++) {
+            if (!is_whitespace(data[index])) {
+                clean = 0;
+                break;
+            }
+        }
+    }
+    PyBuffer_Release(&view);
+    if (!clean || close < 0) {
+        Py_DECREF(found);
+        Py_RETURN_NONE;
+    }
+    return found;
+}
+
 static PyObject *scan(PyObject *module, PyObject *value) {
     (void)module;
     int has_float = 0;
@@ -96,11 +314,16 @@ static PyObject *scan(PyObject *module, PyObject *value) {
 static PyMethodDef methods[] = {
     {"scan", scan, METH_O,
      "scan(value) -> 1 plain JSON with a float, 0 plain JSON without one, -1 not plain JSON."},
+    {"members", members, METH_O, "members(value) -> object members of a plain JSON value, -1 when it holds a float."},
+    {"text_facts", (PyCFunction)(void (*)(void))text_facts, METH_FASTCALL,
+     "text_facts(data, limit) -> (deepest nesting or -1 once it reaches limit, colons, integer -0 seen)."},
+    {"root_separators", (PyCFunction)(void (*)(void))root_separators, METH_FASTCALL,
+     "root_separators(data, max_members) -> [(position, byte, level)] of a cleanly closed root object, or None."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module_definition = {
-    PyModuleDef_HEAD_INIT, "_jsonscan", "The plain-JSON check of reference.canonical at C speed.", -1, methods,
+    PyModuleDef_HEAD_INIT, "_jsonscan", "Checks of reference.canonical and reference.json_scan at C speed.", -1, methods,
 };
 
 PyMODINIT_FUNC PyInit__jsonscan(void) { return PyModule_Create(&module_definition); }

@@ -15,16 +15,17 @@ formatted with serde_json's ryu rules (§3.2); NaN and infinities are refused.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import math
 import re
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any, Final
 
 import numpy as np
 import orjson
 
+from reference.compiled import compiled_checks
 from reference.errors import Serialization, preview
 from reference.ints import I64_MIN, U64_MAX
 from reference.json_scan import max_depth
@@ -175,21 +176,14 @@ def _scan(value: JsonValue, context: str) -> bool:
     return has_float
 
 
-def _compiled_check() -> Callable[[object], int] | None:
-    """``_scan``'s check compiled (``reference/_jsonscan.c``), or None when the package was built without it."""
-    try:
-        return importlib.import_module("reference._jsonscan").scan  # type: ignore[no-any-return]
-    except ImportError:
-        return None
-
-
-_compiled_scan: Callable[[object], int] | None = _compiled_check()
+#: ``reference/_jsonscan.c`` (``reference.compiled``), or None: then every check runs in Python.
+_COMPILED: ModuleType | None = compiled_checks()
 
 
 def _holds_float(value: JsonValue, context: str) -> bool:
     """``_scan``'s verdict: the compiled check decides a plain value, ``_scan`` words every refusal."""
-    if _compiled_scan is not None:
-        verdict = _compiled_scan(value)
+    if _COMPILED is not None:
+        verdict: int = _COMPILED.scan(value)
         if verdict >= 0:
             return verdict == 1
     return _scan(value, context)
@@ -396,6 +390,9 @@ def loads_strict(
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
     if max_bytes is not None and len(raw) > max_bytes:
         raise Serialization(context, f"wire size {len(raw)} exceeds limit {max_bytes}")  # rule: 01.3.6/decode_size_cap
+    accepted = _accepted_as_is(raw)
+    if accepted is not _UNDECIDED:
+        return accepted
     if raw.startswith(_BOM):
         raise Serialization(context, "a byte-order mark is not JSON")  # rule: 05.9.1/step2_not_json
     try:
@@ -432,6 +429,33 @@ def loads_strict(
         raise Serialization(context, "lone surrogate in a string")  # rule: 01.3.3/decode_lone_surrogate
     if not allow_floats and _holds_float(value, context):
         raise Serialization(context, "floats are not allowed in this wire")  # rule: 01.3.3/decode_floats_on_request
+    return value
+
+
+#: ``_accepted_as_is`` leaves the text to the full decoder.
+_UNDECIDED: Final = object()
+
+
+def _accepted_as_is(raw: bytes) -> Any:
+    """The value of ``raw`` when it is plainly acceptable, else ``_UNDECIDED`` (the full decoder decides).
+
+    A fast parser (orjson) reads the text; the value stands when the compiled text facts show what that
+    parser does not check: nesting below ``MAX_JSON_DEPTH``, no integer ``-0``, and as many object
+    members in the value as colons in the text (a repeated key collapses two members into one). A float
+    anywhere sends the text to the full decoder too (that parser reads an out-of-range integer as one),
+    and so does every text it refuses, so every refusal is worded by the full decoder.
+    """
+    if _COMPILED is None:
+        return _UNDECIDED
+    depth, colons, negative_zero = _COMPILED.text_facts(raw, MAX_JSON_DEPTH)
+    if depth < 0 or negative_zero:
+        return _UNDECIDED
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return _UNDECIDED
+    if _COMPILED.members(value) != colons:
+        return _UNDECIDED
     return value
 
 

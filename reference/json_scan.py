@@ -5,20 +5,28 @@ object (key text and value span). Both read the bytes in fixed-size chunks with 
 passes, so memory stays constant per input byte and a too-deep or too-large input is refused
 without materialising it. The scan only *locates* structure: every key and value it finds is
 still parsed by the strict decoder, and the text between them must be exactly the JSON
-punctuation, so an input the scan misreads can only be refused, never accepted.
+punctuation, so an input the scan misreads can only be refused, never accepted. Where the
+package was built with a compiler (``reference.compiled``), one pass in C answers the common
+case (a depth below the limit, a cleanly closed root object) and the chunked passes answer the rest.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Final
 
 import numpy as np
 import numpy.typing as npt
 
+from reference.compiled import compiled_checks
+
 __all__ = ["CHUNK_BYTES", "Member", "ScanError", "max_depth", "root_members"]
 
 CHUNK_BYTES: Final = 1 << 18
+#: ``reference/_jsonscan.c`` (``text_facts``, ``root_separators``), or None: then only the chunked passes run.
+_COMPILED: ModuleType | None = compiled_checks()
+_NO_LIMIT: Final = 1 << 62
 _QUOTE: Final = 0x22
 _BACKSLASH: Final = 0x5C
 _STEP: Final = np.zeros(256, dtype=np.int8)
@@ -103,6 +111,10 @@ def max_depth(data: bytes, *, limit: int | None = None, chunk_bytes: int = CHUNK
     Brackets inside strings do not count. For text that is not JSON the figure is only an
     upper bound of what a parser would meet before it fails.
     """
+    if _COMPILED is not None and chunk_bytes == CHUNK_BYTES:
+        deepest_below_limit: int = _COMPILED.text_facts(data, _NO_LIMIT if limit is None else limit)[0]
+        if deepest_below_limit >= 0:
+            return deepest_below_limit
     carry = _Carry()
     deepest = 0
     for _, chunk in _chunks(data, chunk_bytes):
@@ -133,6 +145,10 @@ def root_members(data: bytes, *, max_members: int, chunk_bytes: int = CHUNK_BYTE
     begin, finish = _strip(data, 0, len(data))
     if begin >= finish or data[begin] != ord("{"):
         raise ScanError("expected a JSON object")
+    if _COMPILED is not None and chunk_bytes == CHUNK_BYTES:
+        found: list[tuple[int, int, int]] | None = _COMPILED.root_separators(data, max_members)
+        if found is not None:
+            return _members(data, begin + 1, found)
     carry = _Carry()
     # (position, byte, deepest level since the previous separator) of ',' ':' and the closing '}'
     separators: list[tuple[int, int, int]] = []

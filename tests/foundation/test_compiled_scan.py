@@ -99,24 +99,24 @@ def _nested(depth: int, leaf: Any, as_dict: bool) -> Any:
 
 
 def test_the_compiled_check_is_built() -> None:
-    assert canonical._compiled_scan is not None, (
+    assert canonical._COMPILED is not None, (
         "reference/_jsonscan.c was not compiled: install a C compiler and the Python headers, then reinstall"
     )
 
 
 @given(_values)
 def test_compiled_and_python_checks_agree(value: Any) -> None:
-    assert canonical._compiled_scan is not None
-    assert canonical._compiled_scan(value) == _python_verdict(value)
+    assert canonical._COMPILED is not None
+    assert canonical._COMPILED.scan(value) == _python_verdict(value)
 
 
 @pytest.mark.parametrize("as_dict", [True, False])
 @pytest.mark.parametrize("depth", [1, MAX_JSON_DEPTH - 2, MAX_JSON_DEPTH - 1, MAX_JSON_DEPTH, MAX_JSON_DEPTH + 5])
 @pytest.mark.parametrize("leaf", [1, 1.5, "x", (1,), math.nan, 2**64])
 def test_both_checks_agree_around_the_depth_limit(depth: int, leaf: Any, as_dict: bool) -> None:
-    assert canonical._compiled_scan is not None
+    assert canonical._COMPILED is not None
     value = _nested(depth, leaf, as_dict)
-    assert canonical._compiled_scan(value) == _python_verdict(value)
+    assert canonical._COMPILED.scan(value) == _python_verdict(value)
     refused_leaf = leaf in ((1,), 2**64) or (isinstance(leaf, float) and math.isnan(leaf))
     assert (_python_verdict(value) == -1) == (depth >= MAX_JSON_DEPTH or refused_leaf)
 
@@ -133,9 +133,9 @@ def test_encoders_give_the_same_bytes_or_refusal_with_and_without_the_compiled_c
         return found
 
     compiled = outcomes()
-    saved = canonical._compiled_scan
-    canonical._compiled_scan = None
+    saved = canonical._COMPILED
+    canonical._COMPILED = None
     try:
         assert outcomes() == compiled
     finally:
-        canonical._compiled_scan = saved
+        canonical._COMPILED = saved
