@@ -60,10 +60,18 @@ def _counts(report: Path) -> tuple[Counter[str], Counter[str]]:
     return cases, examples
 
 
+def _names_hypothesis_plugin(tree: Path) -> bool:
+    sources = (tree / "harness").rglob("*.py")
+    return any("_hypothesis_pytestplugin" in path.read_text(encoding="utf-8") for path in sources)
+
+
 def run_once(tree: Path, run_args: list[str], scratch: Path) -> Measured:
     report = scratch / "report.jsonl"
     report.unlink(missing_ok=True)
-    env = {**os.environ, "PYTHONPATH": str(tree)}
+    # Only the tree's own plugins: the installed package's entry point names this tree's plugin module.
+    env = {**os.environ, "PYTHONPATH": str(tree), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    if not _names_hypothesis_plugin(tree):  # an older command line relied on plugin autoloading
+        env["PYTEST_ADDOPTS"] = "-p _hypothesis_pytestplugin"
     command = [sys.executable, "-m", "harness.cli", "run", "--profile", "ci", "--report-json", str(report), *run_args]
     before = _children_cpu()
     proc = subprocess.run(command, cwd=scratch, env=env, capture_output=True, text=True, check=False)
