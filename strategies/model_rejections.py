@@ -4,7 +4,8 @@ A *family case* is the triple a harness sends: ``{"family": <family document>,
 "config": <raw config>, "profile": <numerical profile id>}``; ``build_family_case``
 is what the reference does with it. ``family_rejections()`` draws a
 ``Rejection`` over such a case with the exact error kind (and ``field`` for
-``invalid_model_config``) that the first failing rule produces.
+``invalid_model_config``) that the first failing rule produces, and that rule's
+catalogue id (``Rejection.rule``), which the rejection matrix declares.
 """
 
 from __future__ import annotations
@@ -41,32 +42,33 @@ def build_family_case(case: JsonValue) -> PreparedModelFamily:
     return prepare_draft(case["family"], case["config"], case["profile"])
 
 
-# Each operator mutates ``case`` in place and returns (rule, kind, field) or None when it does not apply.
+# Each operator mutates ``case`` in place and returns (rule, kind, field) or None when it does not apply; ``rule`` is
+# the catalogue id (``conformance/rules``) of the check the broken case meets.
 
 
 def _unknown_top_level_field(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
     case["family"]["unexpected"] = draw(st.sampled_from([None, 0, "x"]))
-    return "family documents deny unknown top-level fields", SERIALIZATION, None
+    return "01.3.6/decode_unknown_field", SERIALIZATION, None
 
 
 def _document_version(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
     case["family"]["document_version"] = draw(st.sampled_from([0, 2, "1"]))
-    return "only family document version 1 is decoded", SERIALIZATION, None
+    return "01.5/document_format_refused", SERIALIZATION, None
 
 
 def _config_type_unknown(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
     case["family"]["config"]["fields"].append({"name": "zz_field", "type": draw(st.sampled_from(["u128", "float"]))})
-    return "config field types are one of the six serde kinds", SERIALIZATION, None
+    return "01.5/enum_variant_shape", SERIALIZATION, None
 
 
 def _program_unknown_field(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
     case["family"]["program"]["unexpected"] = []
-    return "02 §10: ModelProgram denies unknown fields", SERIALIZATION, None
+    return "02.1/deny_unknown_model_program", SERIALIZATION, None
 
 
 def _no_external_ids(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
     case["family"]["external_metadata_ids"] = []
-    return "02 §6.1: a family declares external metadata ids", _IMC, "external_metadata_ids"
+    return "02.6.1/empty_external_metadata_ids", _IMC, "external_metadata_ids"
 
 
 def _undeclared_external(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
@@ -74,19 +76,19 @@ def _undeclared_external(draw: st.DrawFn, case: Case) -> tuple[str, str, str | N
     case["family"]["external_metadata_ids"] = [
         i for i in case["family"]["external_metadata_ids"] if i != "metadata.undeclared"
     ] or ["metadata.declared"]
-    return "02 §6.1: the validated external id is declared", _IMC, "external_metadata_id"
+    return "02.6.1/selected_external_id_undeclared", _IMC, "external_metadata_id"
 
 
 def _config_unconsumed_key(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
     case["config"]["zz_unconsumed"] = draw(st.sampled_from([0, "x", True]))
-    return "02 §5.2: every raw config key must survive typed parsing", _IMC, "/zz_unconsumed"
+    return "02.5.2/raw_key_missing_in_typed", _IMC, "/zz_unconsumed"
 
 
 def _config_value_differs(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
     case["family"]["config"]["fields"].append({"name": "zz_check", "type": "u64"})
     case["family"]["config"]["value"]["zz_check"] = 1
     case["config"]["zz_check"] = draw(st.sampled_from([0, 2, 2**64 - 1]))
-    return "declarative families accept only their own config value", _IMC, "zz_check"
+    return "02.6.1/parse_config_error", _IMC, "zz_check"
 
 
 def _config_missing_field(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
@@ -94,17 +96,17 @@ def _config_missing_field(draw: st.DrawFn, case: Case) -> tuple[str, str, str | 
     case["family"]["config"]["value"]["zz_required"] = 1
     case["config"].pop("zz_required", None)
     field = case["family"]["config"]["parse_error_field"]
-    return "02 §5: a config that does not parse is InvalidModelConfig at the parse field", _IMC, field
+    return "02.6.1/parse_config_error", _IMC, field
 
 
 def _weight_version_zero(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
     case["family"]["weight_schema"]["version"] = {"major": 0, "minor": draw(st.integers(0, 3))}
-    return "02 §8.6 step 1: a weight schema version major is non-zero", _UWL, None
+    return "02.8.6/version_major_zero", _UWL, None
 
 
 def _weight_no_tensors(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
     case["family"]["weight_schema"]["tensors"] = []
-    return "02 §8.6 step 1: a weight schema has tensors", _UWL, None
+    return "02.8.6/no_tensors", _UWL, None
 
 
 def _extra_component(case: Case, *, name: str, dims: list[int], required: bool) -> None:
@@ -123,24 +125,24 @@ def _extra_component(case: Case, *, name: str, dims: list[int], required: bool) 
 def _duplicate_external_name(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
     first = case["family"]["weight_schema"]["components"][0]["external_names"][0]
     _extra_component(case, name=first, dims=[1], required=False)
-    return "02 §8.6 step 3: external names are unique", _IMC, "weight_schema.components"
+    return "02.8.6/duplicate_external_name", _IMC, "weight_schema.components"
 
 
 def _component_zero_dimension(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
     _extra_component(case, name="blob/zero.bin", dims=[draw(st.integers(1, 3)), 0], required=False)
-    return "02 §8.6 step 3: component dimensions are non-zero", _IMC, "weight_schema.components"
+    return "02.8.6/zero_component_dimension", _IMC, "weight_schema.components"
 
 
 def _unreferenced_required_component(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
     _extra_component(case, name="blob/orphan.bin", dims=[draw(st.integers(1, 4))], required=True)
-    return "02 §8.6 step 5: required components are referenced", _IMC, "weight_schema.components"
+    return "02.8.6/required_component_unreferenced", _IMC, "weight_schema.components"
 
 
 def _tensor_grown(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
     tensor = case["family"]["weight_schema"]["tensors"][0]
     tensor["dimensions"][0] += 8  # >= 8 more elements: even packed byte counts must change
     return (
-        "02 §8.7: the layout tree binds components to the exact tensor shape",
+        "02.8.7/layout_errors_field",
         _IMC,
         (f"weight_schema.tensors.{tensor['id']}.physical_layout"),
     )
@@ -149,7 +151,7 @@ def _tensor_grown(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
 def _tensor_zero_dimension(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
     tensor = case["family"]["weight_schema"]["tensors"][0]
     tensor["dimensions"][draw(st.integers(0, len(tensor["dimensions"]) - 1))] = 0
-    return "02 §8.6 step 4: tensor dimensions are non-empty and non-zero", _IMC, "weight_schema.tensors"
+    return "02.8.6/zero_tensor_dimension", _IMC, "weight_schema.tensors"
 
 
 def _layout_too_deep(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
@@ -159,14 +161,14 @@ def _layout_too_deep(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]
         layout = {"composite": {"parts": [{"layout": layout, "logical_offsets": [0] * len(tensor["dimensions"]),
                                            "extents": list(tensor["dimensions"])}]}}  # fmt: skip
     tensor["physical_layout"] = layout
-    return "02 §8.5: layout depth is at most 16", _IMC, f"weight_schema.tensors.{tensor['id']}.physical_layout"
+    return "02.8.5/budget_depth_16", _IMC, f"weight_schema.tensors.{tensor['id']}.physical_layout"
 
 
 def _quantization_bits_zero(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None] | None:
     for component in case["family"]["weight_schema"]["components"]:
         if "quantized" in component["encoding"]:
             component["encoding"]["quantized"]["bits_per_weight"] = draw(st.sampled_from([0, 9]))
-            return "02 §8.2: quantization bits are 1..=8 (QuantizationSpec::validate)", _EP, None
+            return "02.8.2/bits_per_weight_range", _EP, None
     return None
 
 
@@ -188,32 +190,32 @@ def _node_like(case: Case, **changes: Any) -> dict[str, Any]:
 
 def _undefined_input(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
     _nodes(case)[0]["inputs"].append("value.undefined")
-    return "02 §10.3: a node reads only defined values", _IMC, "program.nodes.inputs"
+    return "02.10.3/node_input_undefined", _IMC, "program.nodes.inputs"
 
 
 def _duplicate_producer(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
     _append_node(case, _node_like(case, outputs=[case["family"]["program"]["inputs"][0]]))
-    return "02 §10.3: every value has one producer", _IMC, "program.nodes.outputs"
+    return "02.10.3/node_output_multiple_producers", _IMC, "program.nodes.outputs"
 
 
 def _duplicate_node_id(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
     _append_node(case, _node_like(case, id=_nodes(case)[0]["id"]))
-    return "02 §10.3: node ids are unique", _IMC, "program.nodes.id"
+    return "02.10.3/node_id_duplicate", _IMC, "program.nodes.id"
 
 
 def _node_version_zero(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
     _append_node(case, _node_like(case, required_version={"major": 0, "minor": 1}))
-    return "02 §10.3: a node requires a stable (major > 0) contract", _IMC, "program.nodes.contract"
+    return "02.10.3/node_contract", _IMC, "program.nodes.contract"
 
 
 def _no_blocks(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
     case["family"]["program"]["blocks"] = []
-    return "02 §10.3: a program has blocks", _IMC, "program.blocks"
+    return "02.10.3/blocks_empty", _IMC, "program.blocks"
 
 
 def _undefined_output(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
     case["family"]["program"]["outputs"].append("value.nowhere")
-    return "02 §10.3: program outputs are defined", _IMC, "program.outputs"
+    return "02.10.3/outputs_invalid", _IMC, "program.outputs"
 
 
 def _unknown_weight(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
@@ -221,7 +223,7 @@ def _unknown_weight(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
         {"weight_id": "weight.absent", "value_id": "value.absent",
          "tensor": {"dimensions": [1], "element_type": "f32", "layout": "contiguous"}}
     )  # fmt: skip
-    return "02 §8.11: program weights name schema tensors", _IMC, "program.weights"
+    return "02.8.11/refs_unknown_tensor", _IMC, "program.weights"
 
 
 def _weight_type_mismatch(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None] | None:
@@ -232,7 +234,7 @@ def _weight_type_mismatch(draw: st.DrawFn, case: Case) -> tuple[str, str, str | 
     current = reference["tensor"]["element_type"]
     reference["tensor"]["element_type"] = "u8" if current != "u8" else "i8"
     return (
-        "02 §8.11: program weight tensors equal the schema tensors",
+        "02.8.11/refs_shape_dtype",
         _IMC,
         (f"program.weights.{reference['weight_id']}.tensor"),
     )
@@ -247,7 +249,7 @@ def _required_weight_unreferenced(draw: st.DrawFn, case: Case) -> tuple[str, str
     weights.remove(removable[0])
     for node in _nodes(case):  # nodes stop reading the value, so the program itself stays valid
         node["inputs"] = [v for v in node["inputs"] if v != removable[0]["value_id"]]
-    return "02 §8.11: every required tensor is referenced by the program", _IMC, "program.weights"
+    return "02.8.11/refs_required_unreferenced", _IMC, "program.weights"
 
 
 def _selected_profile(case: Case) -> dict[str, Any]:
@@ -257,28 +259,37 @@ def _selected_profile(case: Case) -> dict[str, Any]:
 
 def _profile_extra_boundary(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
     _selected_profile(case)["boundaries"][case["family"]["program"]["inputs"][0]] = "f32"
-    return "02 §9.2: profile boundaries equal the node outputs", _IMC, "numerical_profile"
+    return "02.9.2/boundaries_equal_node_outputs", _IMC, "numerical_profile"
 
 
 def _profile_operation_version(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
     operation = _selected_profile(case)["operations"][0]
     operation["version"] = {"major": operation["version"]["major"], "minor": operation["version"]["minor"] + 1}
-    return "02 §9.2: every node's operation is declared at its version", _IMC, "numerical_profile"
+    return "02.9.2/node_version_exact", _IMC, "numerical_profile"
 
 
 def _profile_primary_not_boundary(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
     _selected_profile(case)["primary_activation"] = "value.not-a-boundary"
-    return "02 §9.1: the primary activation is a float boundary", _IMC, "numerical_profile"
+    return "02.9.2/primary_activation_missing", _IMC, "numerical_profile"
 
 
 def _auto_preference_unknown(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
     case["family"]["numerical_profiles"]["auto_preference"].append("profile.absent")
-    return "02 §9.3: the auto preference lists declared profiles", _IMC, "numerical_profile"
+    return "02.9.3/auto_preference_undeclared", _IMC, "numerical_profile"
 
 
 def _unknown_profile(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
     case["profile"] = "profile.absent"
-    return "02 §9.3: prepare resolves a declared profile", _IMC, "numerical_profile"
+    return "02.6.2/unknown_profile", _IMC, "numerical_profile"
+
+
+#: Broken template source files (01 §1.4 clean relative paths) with the clause each breaks.
+_SOURCE_FILES: Final = {
+    "/abs/template.json": "02.11.3/source_file_absolute",
+    "a/../b": "02.11.3/source_file_dotdot_segment",
+    "": "02.11.3/source_file_empty",
+    "a\\b": "02.11.3/source_file_backslash",
+}
 
 
 def _metadata(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
@@ -286,13 +297,18 @@ def _metadata(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
     broken = draw(st.sampled_from(["template", "source", "sha", "eos"]))
     if broken == "template":
         metadata["template"]["template"] = ""
+        rule = "02.11.3/template_empty"
     elif broken == "source":
-        metadata["template"]["source_file"] = draw(st.sampled_from(["/abs/template.json", "a/../b", "", "a\\b"]))
+        source = draw(st.sampled_from(list(_SOURCE_FILES)))
+        metadata["template"]["source_file"] = source
+        rule = _SOURCE_FILES[source]
     elif broken == "sha":
         metadata["template"]["sha256"] = draw(st.sampled_from(["C" * 64, "c" * 63, "not-a-digest"]))
+        rule = "02.11.3/template_sha_not_canonical"
     else:
         metadata["special_tokens"]["eos_token_ids"] = []
-    return f"02 §11: semantic metadata ({broken})", _IMC, "semantic_metadata"
+        rule = "02.11.3/eos_empty"
+    return rule, _IMC, "semantic_metadata"
 
 
 def _state_checkpoint_lifetime(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None] | None:
@@ -303,7 +319,7 @@ def _state_checkpoint_lifetime(draw: st.DrawFn, case: Case) -> tuple[str, str, s
     states[0]["checkpoint"] = {"completed_boundary": {"contract_version": {"major": 1, "minor": 0},
                                                       "contents": "boundary_value",
                                                       "input_dependency": "entire_token_input"}}  # fmt: skip
-    return "02 §10.1: state checkpoints require sequence lifetime (bare InvalidExecutionPlan)", _EP, None
+    return "02.10.1/checkpoint_requires_sequence", _EP, None
 
 
 def _state_zero_dimension(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None] | None:
@@ -311,7 +327,7 @@ def _state_zero_dimension(draw: st.DrawFn, case: Case) -> tuple[str, str, str | 
     if not states:
         return None
     states[0]["tensor"]["dimensions"][0] = 0
-    return "02 §10.3: state tensors are valid resolved tensors", _IMC, "program.states.value_id"
+    return "02.10.3/state_invalid_tensor", _IMC, "program.states.value_id"
 
 
 #: Every operator by name (sorted draws keep shrinking stable).

@@ -72,6 +72,8 @@ _DOC = ("family", "document")
 _PROGRAM = (*_DOC, "program")
 _PROFILE = (*_DOC, "numerical_profiles", "profiles", 0)
 _NODE = (*_PROGRAM, "blocks", 0, "nodes", 0)
+_COMPONENTS = (*_DOC, "weight_schema", "components")
+_TENSORS = (*_DOC, "weight_schema", "tensors")
 _V1 = {"major": 1, "minor": 0}
 #: One float per branch of serde_json's float text (01 §3.2): integral, point inside, small, exponent, sign.
 _FLOATS = [1.0, 100.0, 1e15, 123456.789, 0.00001, 0.000123, 1e16, 1e20, 1.5e-7, 5e-324, 1.7976931348623157e308,
@@ -109,6 +111,51 @@ def _packed(name: str, encoding: dict[str, Any]) -> dict[str, Any]:
     """An optional, unreferenced packed component (a schema may carry one)."""
     return {"id": f"weight.{name}", "role": "packed_values", "external_names": [f"{name}.bin"], "dimensions": [4, 4],
             "encoding": encoding, "required": False}  # fmt: skip
+
+
+def _stored_component(name: str, role: str, element_type: str, dimensions: list[int]) -> dict[str, Any]:
+    """An optional dense component of ``role``."""
+    return {"id": f"weight.{name}", "role": role, "external_names": [f"{name}.bin"], "dimensions": dimensions,
+            "encoding": {"dense": {"element_type": element_type}}, "required": False}  # fmt: skip
+
+
+def _optional_tensor(name: str, dimensions: list[int], layout: dict[str, Any]) -> dict[str, Any]:
+    """An optional f32 tensor the program does not reference (02 §8.11: it may stay unreferenced)."""
+    return {"id": f"weight.{name}", "dimensions": dimensions, "logical_element_type": "f32", "physical_layout": layout,
+            "required": False}  # fmt: skip
+
+
+def _binding(name: str, padding: Any = "exact") -> dict[str, Any]:
+    return {"component_id": f"weight.{name}", "storage": {"contiguous": {"padding": padding}}}
+
+
+def _grouped(name: str, grouping: dict[str, Any], scales: list[int]) -> tuple[Edit, ...]:
+    """An optional [4, 8] tensor quantized along axis 1 with ``grouping`` (4 bits: 16 packed bytes): its scales
+    are [4, 8 / resolved group size] (02 §8.2 ``resolved_size``, §8.7)."""
+    packed = {**_packed(f"{name}-packed", _quantized(f"quantization-format.{name}", grouping)), "dimensions": [16]}
+    packing = {"packed_values": _binding(f"{name}-packed"), "packed_dimensions": [16]}
+    layout = {"quantized": {**packing, "scales": _binding(f"{name}-scales"), "group_axis": 1, "group_padding": "exact"}}
+    return (
+        Edit(_COMPONENTS, "append", packed),
+        Edit(_COMPONENTS, "append", _stored_component(f"{name}-scales", "scales", "f16", scales)),
+        Edit(_TENSORS, "append", _optional_tensor(name, [4, 8], layout)),
+    )
+
+
+#: A contiguous binding of the ``[8]`` component ``weight.padded`` to a ``[4]`` tensor, zero-filled to ``[8]``.
+_ZERO_FILLED = _binding("padded", {"zero_fill": {"padded_dimensions": [8]}})
+
+#: One optional component per weight component role, each with an encoding its role accepts (02 §8.2, §8.6 3f).
+_ROLE_COMPONENTS = (
+    _stored_component("role-values", "values", "f32", [4]),
+    _packed("role-packed-values", _quantized("quantization-format.roles", {"kind": "fixed", "size": 4})),
+    _stored_component("role-scales", "scales", "f16", [4]),
+    _stored_component("role-zero-points", "zero_points", "u8", [4]),
+    _stored_component("role-indices", "indices", "u32", [4]),
+    _stored_component("role-permutation", "permutation", "i32", [4]),
+    _stored_component("role-codebook", "codebook", "f32", [4]),
+    _stored_component("role-metadata", "metadata", "u8", [4]),
+)
 
 
 #: Family documents whose prepared wire carries each value form of 01-02: name -> (edits of the plan fixture, the
@@ -191,6 +238,26 @@ WIRE_FORMS: dict[str, tuple[tuple[Edit, ...], tuple[str, ...]]] = {
             )
         ),
         ("02.1/quantization_grouping_internally_tagged",),
+    ),
+    "component_roles": (
+        tuple(Edit(_COMPONENTS, "append", component) for component in _ROLE_COMPONENTS),
+        ("02.8.2/component_roles",),
+    ),
+    "storage_paddings": (
+        (
+            Edit(_COMPONENTS, "append", _stored_component("padded", "values", "f32", [8])),
+            Edit(_COMPONENTS, "append", _stored_component("exact", "values", "f32", [4])),
+            Edit(_TENSORS, "append", _optional_tensor("padded", [4], {"stored": {"component": _ZERO_FILLED}})),
+            Edit(_TENSORS, "append", _optional_tensor("exact", [4], {"stored": {"component": _binding("exact")}})),
+        ),
+        ("02.8.5/padding_wire",),
+    ),
+    "group_quantized_layouts": (
+        (
+            *_grouped("grouped-fixed", {"kind": "fixed", "size": 4}, [4, 2]),
+            *_grouped("grouped-whole", {"kind": "whole_axis"}, [4, 1]),
+        ),
+        ("02.8.2/resolved_group_size",),
     ),
 }
 

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from conformance.suites.contract_errors import error_of, pinned
+from harness.cases import exercise
 from harness.under_test import BackendUnderTest
 from reference.api import VNextError
 from seeds.scenarios import partitioned_storage_scenario
@@ -78,6 +79,7 @@ def test_catalog_rejection_matrix(backend: BackendUnderTest, oracle: BackendUnde
 @pytest.mark.parametrize("operator", sorted(FAMILY_OPERATORS))
 def test_family_rejection_matrix(backend: BackendUnderTest, oracle: BackendUnderTest, operator: str) -> None:
     cell = matrix_example(family_rejections(operators=(operator,)))
+    exercise(cell.rule)
     _check(backend, oracle, _with_section(family=_family_section(cell.document)), cell)
 
 

@@ -4,6 +4,7 @@ component ids and the layout part of ``normalize``."""
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Final
@@ -24,10 +25,12 @@ from reference.model.weight_layout import (
 
 __all__ = [
     "LAYOUT_DEPTH_FAILURE",
+    "LayoutBudgetBreach",
     "LAYOUT_NODES_FAILURE",
     "MAX_PHYSICAL_WEIGHT_LAYOUT_DEPTH",
     "MAX_PHYSICAL_WEIGHT_LAYOUT_NODES",
     "layout_bindings",
+    "layout_budget_breach",
     "layout_budget_failure",
     "layout_children",
     "normalize_layout",
@@ -89,22 +92,43 @@ def _direct(layout: PhysicalWeightLayout) -> int:
     return 0
 
 
-def layout_budget_failure(root: PhysicalWeightLayout) -> str | None:
-    """The budget pass: None when within depth 16 / 4096 nodes, else the failure text."""
+class LayoutBudgetBreach(enum.Enum):
+    """Which check of the budget pass refused a tree; ``failure`` is its text (the two node checks share one)."""
+
+    #: a node popped deeper than ``MAX_PHYSICAL_WEIGHT_LAYOUT_DEPTH``
+    DEPTH = "depth"
+    #: the visited count (1 + direct bindings per node) past ``MAX_PHYSICAL_WEIGHT_LAYOUT_NODES``
+    NODES = "nodes"
+    #: the push test: visited + pending nodes reaching ``MAX_PHYSICAL_WEIGHT_LAYOUT_NODES`` before a child is pushed
+    PUSH = "push"
+
+    @property
+    def failure(self) -> str:
+        return LAYOUT_DEPTH_FAILURE if self is LayoutBudgetBreach.DEPTH else LAYOUT_NODES_FAILURE
+
+
+def layout_budget_breach(root: PhysicalWeightLayout) -> LayoutBudgetBreach | None:
+    """The budget pass: None when within depth 16 / 4096 nodes, else the check that refused the tree."""
     stack: list[tuple[PhysicalWeightLayout, int]] = [(root, 1)]
     visited = 0
     while stack:
         node, depth = stack.pop()
         if depth > MAX_PHYSICAL_WEIGHT_LAYOUT_DEPTH:
-            return LAYOUT_DEPTH_FAILURE
+            return LayoutBudgetBreach.DEPTH
         visited += 1 + _direct(node)
         if visited > MAX_PHYSICAL_WEIGHT_LAYOUT_NODES:
-            return LAYOUT_NODES_FAILURE
+            return LayoutBudgetBreach.NODES
         for child in layout_children(node):
             if visited + len(stack) >= MAX_PHYSICAL_WEIGHT_LAYOUT_NODES:
-                return LAYOUT_NODES_FAILURE
+                return LayoutBudgetBreach.PUSH
             stack.append((child, depth + 1))
     return None
+
+
+def layout_budget_failure(root: PhysicalWeightLayout) -> str | None:
+    """The budget pass: None when within depth 16 / 4096 nodes, else the failure text."""
+    breach = layout_budget_breach(root)
+    return None if breach is None else breach.failure
 
 
 def physical_component_id_set(root: PhysicalWeightLayout) -> frozenset[WeightId]:

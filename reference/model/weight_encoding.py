@@ -169,6 +169,10 @@ class QuantizationSpec:
                 reason="quantization bits_per_weight must be in 1..=8"
             )
         if not self.grouping.is_valid():
+            if self.grouping.kind == "block2d":
+                raise InvalidExecutionPlan(  # rule: 02.8.2/block2d_powers_of_two
+                    reason="quantization group sizes must be non-zero powers of two"
+                )
             raise InvalidExecutionPlan(  # rule: 02.8.2/fixed_group_power_of_two
                 reason="quantization group sizes must be non-zero powers of two"
             )
@@ -229,8 +233,12 @@ class BlockQuantizationSpec:
         check_uint(self.bytes_per_block, 64, "bytes_per_block")
 
     def validate(self) -> None:
-        if self.logical_values_per_block == 0 or self.bytes_per_block == 0:
+        if self.logical_values_per_block == 0:
             raise InvalidExecutionPlan(  # rule: 02.8.2/block_values_per_block_positive
+                reason="block quantization needs non-zero values and bytes per block"
+            )
+        if self.bytes_per_block == 0:
+            raise InvalidExecutionPlan(  # rule: 02.8.2/block_bytes_per_block_positive
                 reason="block quantization needs non-zero values and bytes per block"
             )
 

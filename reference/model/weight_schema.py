@@ -16,7 +16,13 @@ from reference.errors import InvalidExecutionPlan, InvalidModelConfig, UnknownWe
 from reference.ids import QuantizationFormatId, WeightFormatId, WeightId, WeightLayoutId
 from reference.ints import check_bool, check_uints, checked_add, checked_mul, checked_product, rust_trim
 from reference.model.element import FLOAT_TYPES, NARROW_INDEX_TYPES, SCALE_TYPES, ElementType
-from reference.model.layout_traversal import layout_budget_failure, normalize_layout, physical_component_id_set
+from reference.model.layout_traversal import (
+    LayoutBudgetBreach,
+    layout_budget_breach,
+    layout_budget_failure,
+    normalize_layout,
+    physical_component_id_set,
+)
 from reference.model.layout_validation import LayoutValidator
 from reference.model.program import ModelProgram
 from reference.model.weight_encoding import (
@@ -174,26 +180,37 @@ class WeightSchema:
 
     def validate(self, family_id: str) -> None:
         """The complete ordered rule list of spec 02 §8.6 (first failure wins)."""
-        if self.version.major == 0 or not self.components or not self.tensors:
-            raise UnknownWeightLayout(  # rule: 02.8.6/version_major_zero, 02.8.6/no_components
+        if self.version.major == 0:
+            raise UnknownWeightLayout(  # rule: 02.8.6/version_major_zero
+                family_id=family_id, layout_id=self.layout_id.value
+            )
+        if not self.components:
+            raise UnknownWeightLayout(  # rule: 02.8.6/no_components
+                family_id=family_id, layout_id=self.layout_id.value
+            )
+        if not self.tensors:
+            raise UnknownWeightLayout(  # rule: 02.8.6/no_tensors
                 family_id=family_id, layout_id=self.layout_id.value
             )
         for tensor in self.tensors:
-            failure = layout_budget_failure(tensor.physical_layout)
-            if failure is not None:
-                raise InvalidModelConfig(  # rule: 02.8.6/budget_per_tensor_first
-                    family_id=family_id, field=f"weight_schema.tensors.{tensor.id}.physical_layout", reason=failure
-                )
+            self._check_budget(family_id, tensor)
         components = self._validate_components(family_id)
         referenced: set[WeightId] = set()
         tensor_ids: set[WeightId] = set()
         for tensor in self.tensors:
-            if tensor.id in tensor_ids or not tensor.dimensions or 0 in tensor.dimensions:
-                raise InvalidModelConfig(
-                    family_id=family_id,
-                    field="weight_schema.tensors",
-                    reason=f"tensor `{tensor.id}` is duplicated or has empty/zero dimensions",
-                )  # rule: 02.8.6/duplicate_tensor_id, 02.8.6/empty_tensor_dimensions, 02.8.6/zero_tensor_dimension
+            invalid = f"tensor `{tensor.id}` is duplicated or has empty/zero dimensions"
+            if tensor.id in tensor_ids:
+                raise InvalidModelConfig(  # rule: 02.8.6/duplicate_tensor_id
+                    family_id=family_id, field="weight_schema.tensors", reason=invalid
+                )
+            if not tensor.dimensions:
+                raise InvalidModelConfig(  # rule: 02.8.6/empty_tensor_dimensions
+                    family_id=family_id, field="weight_schema.tensors", reason=invalid
+                )
+            if 0 in tensor.dimensions:
+                raise InvalidModelConfig(  # rule: 02.8.6/zero_tensor_dimension
+                    family_id=family_id, field="weight_schema.tensors", reason=invalid
+                )
             tensor_ids.add(tensor.id)
             validator = LayoutValidator(family_id, tensor.id, components, referenced)
             validator.validate(tensor.physical_layout, tensor.dimensions, tensor.logical_element_type)
@@ -205,6 +222,25 @@ class WeightSchema:
                     reason=f"required component `{component.id}` is not referenced by any tensor",
                 )
 
+    @staticmethod
+    def _check_budget(family_id: str, tensor: WeightTensorSpec) -> None:
+        """Step 2 for one tensor: the budget pass of its layout tree (02 §8.5)."""
+        breach = layout_budget_breach(tensor.physical_layout)
+        if breach is None:
+            return
+        field = f"weight_schema.tensors.{tensor.id}.physical_layout"
+        if breach is LayoutBudgetBreach.DEPTH:
+            raise InvalidModelConfig(  # rule: 02.8.6/budget_per_tensor_first, 02.8.5/budget_depth_16
+                family_id=family_id, field=field, reason=breach.failure
+            )
+        if breach is LayoutBudgetBreach.NODES:
+            raise InvalidModelConfig(  # rule: 02.8.6/budget_per_tensor_first, 02.8.5/budget_nodes_4096
+                family_id=family_id, field=field, reason=breach.failure
+            )
+        raise InvalidModelConfig(  # rule: 02.8.6/budget_per_tensor_first, 02.8.5/budget_push_test
+            family_id=family_id, field=field, reason=breach.failure
+        )
+
     def _validate_components(self, family_id: str) -> dict[WeightId, WeightComponentSpec]:
         def fail(field: str, reason: str) -> InvalidModelConfig:
             return InvalidModelConfig(family_id=family_id, field=field, reason=reason)
@@ -213,15 +249,19 @@ class WeightSchema:
         names: set[str] = set()
         abis: dict[QuantizationFormatId, WeightEncoding] = {}
         for component in self.components:
-            if component.id in by_id or not component.external_names or not component.dimensions:
-                raise fail(  # rule: 02.8.6/duplicate_component_id, 02.8.6/empty_component_dimensions
-                    "weight_schema.components", f"component `{component.id}` is duplicated or empty"
-                )
+            shape = f"component `{component.id}` is duplicated or empty"
+            if component.id in by_id:
+                raise fail("weight_schema.components", shape)  # rule: 02.8.6/duplicate_component_id
+            if not component.external_names:
+                raise fail("weight_schema.components", shape)  # rule: 02.8.6/empty_external_names
+            if not component.dimensions:
+                raise fail("weight_schema.components", shape)  # rule: 02.8.6/empty_component_dimensions
             for name in component.external_names:
-                if not rust_trim(name) or name in names:
-                    raise fail(  # rule: 02.8.6/blank_external_name, 02.8.6/duplicate_external_name
-                        "weight_schema.components", f"external name {name!r} is blank or duplicated"
-                    )
+                naming = f"external name {name!r} is blank or duplicated"
+                if not rust_trim(name):
+                    raise fail("weight_schema.components", naming)  # rule: 02.8.6/blank_external_name
+                if name in names:
+                    raise fail("weight_schema.components", naming)  # rule: 02.8.6/duplicate_external_name
                 names.add(name)
             if 0 in component.dimensions:
                 raise fail(  # rule: 02.8.6/zero_component_dimension
@@ -238,12 +278,12 @@ class WeightSchema:
                         "weight_schema.components.encoding",
                         f"quantization format `{format_id}` has conflicting physical ABIs",
                     )
-            if isinstance(encoding, DenseAffine) and (
-                component.role is not WeightComponentRole.VALUES or encoding.element_type not in FLOAT_TYPES
-            ):
-                raise fail(  # rule: 02.8.6/dense_affine_role_values, 02.8.6/dense_affine_float_type
-                    "weight_schema.components.encoding", "dense_affine needs role values and a float type"
-                )
+            if isinstance(encoding, DenseAffine):
+                affine = "dense_affine needs role values and a float type"
+                if component.role is not WeightComponentRole.VALUES:
+                    raise fail("weight_schema.components.encoding", affine)  # rule: 02.8.6/dense_affine_role_values
+                if encoding.element_type not in FLOAT_TYPES:
+                    raise fail("weight_schema.components.encoding", affine)  # rule: 02.8.6/dense_affine_float_type
             try:
                 component.physical_bytes()
             except InvalidExecutionPlan as exc:
@@ -251,9 +291,18 @@ class WeightSchema:
                     "weight_schema.components.dimensions", exc.reason
                 ) from None
             if not _role_accepts(component.role, encoding):
-                raise fail(  # rule: 02.8.6/role_scales_encoding, 02.8.6/role_zero_points_encoding
-                    "weight_schema.components.encoding",
-                    f"component `{component.id}` role {component.role.value} does not accept its encoding",
+                refused = f"component `{component.id}` role {component.role.value} does not accept its encoding"
+                role = component.role
+                if role is WeightComponentRole.SCALES:
+                    raise fail("weight_schema.components.encoding", refused)  # rule: 02.8.6/role_scales_encoding
+                if role is WeightComponentRole.ZERO_POINTS:
+                    raise fail("weight_schema.components.encoding", refused)  # rule: 02.8.6/role_zero_points_encoding
+                if role is WeightComponentRole.INDICES:
+                    raise fail("weight_schema.components.encoding", refused)  # rule: 02.8.6/role_indices_encoding
+                if role is WeightComponentRole.PERMUTATION:
+                    raise fail("weight_schema.components.encoding", refused)  # rule: 02.8.6/role_permutation_encoding
+                raise fail(  # rule: 02.8.6/role_packed_values_encoding
+                    "weight_schema.components.encoding", refused
                 )
             by_id[component.id] = component
         return by_id

@@ -13,8 +13,9 @@ import schemas
 from reference.canonical import direct_bytes, sha256_hex
 from reference.errors import InvalidExecutionPlan, InvalidModelConfig, UnknownWeightLayout
 from reference.ids import QuantizationFormatId, WeightId
+from reference.model import layout_traversal
 from reference.model.element import ElementType
-from reference.model.layout_traversal import layout_budget_failure
+from reference.model.layout_traversal import LayoutBudgetBreach, layout_budget_breach, layout_budget_failure
 from reference.model.semantic_value import CanonicalRational
 from reference.model.weight_encoding import (
     BlockQuantizationSpec,
@@ -368,6 +369,57 @@ def test_node_budget_boundary() -> None:
     for count in (2048, 2049):
         assert "nodes" in (layout_budget_failure(expert_stack(count).tensors[0].physical_layout) or "")
         assert "nodes" in assert_layout_rejected(expert_stack(count)).reason
+
+
+def _budget_trees() -> st.SearchStrategy[Any]:
+    """Layout trees of dense leaves under expert stacks and composites (the budget pass ignores geometry)."""
+    leaf = st.just(dense("c"))
+    return st.recursive(
+        leaf,
+        lambda children: st.lists(children, min_size=1, max_size=5).flatmap(
+            lambda items: st.sampled_from(
+                [
+                    ExpertStackLayout(tuple(items), 0),
+                    CompositeLayout(tuple(CompositeWeightPart(item, (0,), (1,)) for item in items)),
+                ]
+            )
+        ),
+        max_leaves=20,
+    )
+
+
+def _depth_and_count(layout: Any) -> tuple[int, int]:
+    """The tree's depth (the root is 1) and its budget count (1 per node, + 1 per dense leaf's binding)."""
+    children = layout_traversal.layout_children(layout)
+    if not children:
+        return 1, 2
+    measured = [_depth_and_count(child) for child in children]
+    return 1 + max(depth for depth, _ in measured), 1 + sum(count for _, count in measured)
+
+
+@given(tree=_budget_trees(), depth=st.integers(1, 6), nodes=st.integers(1, 40))
+def test_the_push_test_never_changes_acceptance(tree: Any, depth: int, nodes: int) -> None:
+    """02 §8.5: a tree passes the budget pass exactly when its depth and count are within the limits; the push
+    test only refuses earlier a tree the visited count or the depth check refuses later (limits scaled down)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(layout_traversal, "MAX_PHYSICAL_WEIGHT_LAYOUT_DEPTH", depth)
+        patch.setattr(layout_traversal, "MAX_PHYSICAL_WEIGHT_LAYOUT_NODES", nodes)
+        breach = layout_budget_breach(tree)
+    tree_depth, count = _depth_and_count(tree)
+    assert (breach is None) == (tree_depth <= depth and count <= nodes), (breach, tree_depth, count)
+
+
+def test_each_budget_check_is_told_apart() -> None:
+    """The depth check, the visited count and the push test each name themselves; the two node checks share
+    one text."""
+    deep = dense("c")
+    for _ in range(16):
+        deep = CompositeLayout((CompositeWeightPart(deep, (0,), (1,)),))
+    assert layout_budget_breach(deep) is LayoutBudgetBreach.DEPTH
+    assert layout_budget_breach(expert_stack(2048).tensors[0].physical_layout) is LayoutBudgetBreach.NODES
+    wide = ExpertStackLayout((dense("c"),) * 4096, 0)
+    assert layout_budget_breach(wide) is LayoutBudgetBreach.PUSH
+    assert LayoutBudgetBreach.PUSH.failure == LayoutBudgetBreach.NODES.failure != LayoutBudgetBreach.DEPTH.failure
 
 
 def test_expert_order_is_semantic() -> None:

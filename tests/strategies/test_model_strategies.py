@@ -1,5 +1,5 @@
 """Model strategies: every drawn schema validates, every program builds, every family prepares;
-every adversarial family case is refused with exactly its kind and field."""
+every adversarial family case is refused with exactly its kind and field, by the check its catalogue rule names."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import schemas
+from conformance.reach.attribution import error_rules
+from conformance.rules import catalogue
 from reference.documents.family import MAX_FAMILY_DOCUMENT_BYTES, DeclarativeFamily
 from reference.errors import Serialization
 from reference.model.weight_layout import StoredLayout
@@ -86,7 +88,10 @@ def test_family_drafts_prepare_and_match_the_document_schema(draft: FamilyDraft)
 def test_each_family_operator_applies_and_is_refused(operator: str, data: st.DataObject) -> None:
     rejection = data.draw(family_rejections(operators=(operator,)))
     assert rejection.operator == operator
-    assert_rejected(rejection, build_family_case)
+    error = assert_rejected(rejection, build_family_case)
+    rule = catalogue().by_id[rejection.rule]
+    assert rule.kind == rejection.expected_kind, (operator, rule.id, rule.kind)
+    assert rule.id in error_rules(error), f"{operator}: the refusal does not implement {rule.id}: {error}"
 
 
 @given(data=st.data(), draft=family_drafts(max_tensors=1, max_nodes=2))
