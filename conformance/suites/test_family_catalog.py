@@ -35,6 +35,7 @@ from seeds.catalogs import (
 from seeds.scenarios import seed_scenario
 from strategies.budget import base_scenario
 from strategies.json_edits import Edit, apply_edits
+from strategies.scenario_cells.weight_layouts import TILED_WORKED_EXAMPLE
 
 TEST_FAMILY_FINGERPRINT = "f4b3f9f643e98e9e3b3a8b613c20d0eea9a926d0dcc07f0a8a012b94ec4fa908"
 SEED_CATALOG_FINGERPRINT = "9354acce5aca132550d7808777b353a5ae1e4d208914c33fd1d3f1de328b193b"
@@ -259,6 +260,7 @@ WIRE_FORMS: dict[str, tuple[tuple[Edit, ...], tuple[str, ...]]] = {
         ),
         ("02.8.2/resolved_group_size",),
     ),
+    "tiled_storage": (TILED_WORKED_EXAMPLE, ("02.8.7/tiled_worked_example",)),
 }
 
 

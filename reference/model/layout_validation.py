@@ -6,6 +6,7 @@ A component may be bound at most once across the whole schema (``referenced``).
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping
 from typing import NoReturn
 
@@ -44,30 +45,41 @@ from reference.model.weight_storage import (
     TiledStorage,
 )
 
-__all__ = ["LayoutValidator", "storage_span"]
+__all__ = ["LayoutValidator", "SpanFault", "storage_span"]
 
 Shape = tuple[int, ...]
 
 
-def storage_span(dims: Shape, strides: Shape, base: int) -> int | None:
-    """Extent in storage units of a strided walk, or None on aliasing/overlap/overflow/malformed input."""
+class SpanFault(enum.Enum):
+    """Why a strided walk has no span."""
+
+    MALFORMED = "malformed"  # empty dims, a length mismatch, a zero extent, stride or base, or an overflow
+    OVERLAP = "overlap"  # a stride smaller than the span so far: two indices alias one storage unit
+
+
+def storage_span(dims: Shape, strides: Shape, base: int) -> int | SpanFault:
+    """Extent in storage units of a strided walk, or why it has none."""
     if not dims or len(strides) != len(dims) or 0 in dims or 0 in strides or base == 0:
-        return None
+        return SpanFault.MALFORMED
     pairs = sorted(((e, t) for e, t in zip(dims, strides, strict=True) if e > 1), key=lambda pair: pair[1])
     span = base
     for extent, stride in pairs:
         if stride < span:
-            return None
+            return SpanFault.OVERLAP
         step = checked_mul(extent - 1, stride)
         total = None if step is None else checked_add(span, step)
         if total is None:
-            return None
+            return SpanFault.MALFORMED
         span = total
     return span
 
 
 def _shape_ok(shape: Shape) -> bool:
     return bool(shape) and 0 not in shape and checked_product(shape) is not None
+
+
+def _wrong_type(component: WeightComponentSpec, role: WeightComponentRole) -> str:
+    return f"component `{component.id}` has the wrong element type for role {role.value}"
 
 
 class LayoutValidator:
@@ -86,17 +98,23 @@ class LayoutValidator:
         self.referenced = referenced
         self.counter = 0
 
+    def error(self, reason: str) -> InvalidModelConfig:
+        """This tensor's layout failure, raised where the check it fails is made."""
+        return InvalidModelConfig(family_id=self.family_id, field=self.field, reason=reason)
+
     def fail(self, reason: str) -> NoReturn:
-        raise InvalidModelConfig(  # rule: 02.8.7/layout_errors_field
-            family_id=self.family_id, field=self.field, reason=reason
-        )
+        raise self.error(reason)  # rule: 02.8.7/layout_errors_field
 
     def visit(self, depth: int) -> None:
         if depth > MAX_PHYSICAL_WEIGHT_LAYOUT_DEPTH:
-            self.fail(f"physical weight layout exceeds maximum depth {MAX_PHYSICAL_WEIGHT_LAYOUT_DEPTH}")
+            raise self.error(  # rule: 02.8.7/visit_depth, 02.8.7/layout_errors_field
+                f"physical weight layout exceeds maximum depth {MAX_PHYSICAL_WEIGHT_LAYOUT_DEPTH}"
+            )
         self.counter += 1
         if self.counter > MAX_PHYSICAL_WEIGHT_LAYOUT_NODES:
-            self.fail(f"physical weight layout exceeds maximum nodes {MAX_PHYSICAL_WEIGHT_LAYOUT_NODES}")
+            raise self.error(  # rule: 02.8.7/visit_nodes, 02.8.7/layout_errors_field
+                f"physical weight layout exceeds maximum nodes {MAX_PHYSICAL_WEIGHT_LAYOUT_NODES}"
+            )
 
     # ------------------------------------------------------------------ geometry helpers
 
@@ -104,63 +122,94 @@ class LayoutValidator:
         padded = padding.padded_dimensions
         if padded is None:
             return shape
-        if (
-            len(padded) != len(shape)
-            or 0 in padded
-            or any(p < s for p, s in zip(padded, shape, strict=True))
-            or padded == shape
-            or checked_product(padded) is None
-        ):
-            self.fail("zero-fill padding must strictly enlarge the logical shape without shrinking any axis")
+        reason = "zero-fill padding must strictly enlarge the logical shape without shrinking any axis"
+        if len(padded) != len(shape):
+            raise self.error(reason)  # rule: 02.8.7/zero_fill_rank, 02.8.7/layout_errors_field
+        if 0 in padded:
+            raise self.error(reason)  # rule: 02.8.7/zero_fill_no_zero, 02.8.7/layout_errors_field
+        if any(p < s for p, s in zip(padded, shape, strict=True)):
+            raise self.error(reason)  # rule: 02.8.7/zero_fill_not_smaller, 02.8.7/layout_errors_field
+        if padded == shape:
+            raise self.error(reason)  # rule: 02.8.7/zero_fill_strictly_enlarges, 02.8.7/layout_errors_field
+        if checked_product(padded) is None:
+            raise self.error(reason)  # rule: 02.8.7/zero_fill_product_fits, 02.8.7/layout_errors_field
         return padded
 
     def grouped(self, shape: Shape, padding: PhysicalWeightPadding, axis: int, group: int) -> Shape:
         rounded = checked_round_up(shape[axis], group)
         if rounded is None:
-            self.fail("group padding is not computable")
+            raise self.error(  # rule: 02.8.7/grouped_not_computable, 02.8.7/layout_errors_field
+                "group padding is not computable"
+            )
         padded = padding.padded_dimensions
         if padded is None:
             if rounded != shape[axis]:
-                self.fail("exact grouping needs the axis to be a multiple of the group")
+                raise self.error(  # rule: 02.8.7/grouped_exact_multiple, 02.8.7/layout_errors_field
+                    "exact grouping needs the axis to be a multiple of the group"
+                )
             return shape
         if rounded == shape[axis]:
-            self.fail("zero-fill group padding must enlarge the grouped axis")
+            raise self.error(  # rule: 02.8.7/grouped_zero_fill_enlarges, 02.8.7/layout_errors_field
+                "zero-fill group padding must enlarge the grouped axis"
+            )
         if len(padded) != len(shape):
-            self.fail("zero-fill group padding rank mismatch")
+            raise self.error(  # rule: 02.8.7/grouped_zero_fill_minimal, 02.8.7/layout_errors_field
+                "zero-fill group padding rank mismatch"
+            )
         for index, (p, s) in enumerate(zip(padded, shape, strict=True)):
             expected = rounded if index == axis else s
             if p != expected:
-                self.fail("zero-fill group padding must be the unique minimal group padding")
+                raise self.error(  # rule: 02.8.7/grouped_zero_fill_minimal, 02.8.7/layout_errors_field
+                    "zero-fill group padding must be the unique minimal group padding"
+                )
         if checked_product(padded) is None:
-            self.fail("zero-fill group padding overflows u64")
+            raise self.error(  # rule: 02.8.7/grouped_zero_fill_minimal, 02.8.7/layout_errors_field
+                "zero-fill group padding overflows u64"
+            )
         return padded
+
+    def span(self, component: WeightComponentSpec, storage: str, dims: Shape, strides: Shape, base: int) -> int:
+        """``storage_span``, failing for a walk that has none."""
+        span = storage_span(dims, strides, base)
+        reason = f"{storage} storage of `{component.id}` does not span exactly its raw elements"
+        if span is SpanFault.MALFORMED:
+            raise self.error(reason)  # rule: 02.8.7/span_rejects_malformed, 02.8.7/layout_errors_field
+        if span is SpanFault.OVERLAP:
+            raise self.error(reason)  # rule: 02.8.7/span_rejects_overlap, 02.8.7/layout_errors_field
+        return span
 
     def storage_check(self, component: WeightComponentSpec, shape: Shape, storage: PhysicalStorageLayout) -> None:
         if not _shape_ok(shape):
-            self.fail("semantic shape must be non-empty, non-zero and within u64")
+            raise self.error(  # rule: 02.8.7/shape_ok, 02.8.7/layout_errors_field
+                "semantic shape must be non-empty, non-zero and within u64"
+            )
         raw = checked_product(component.dimensions)
         if raw is None:
             self.fail("component element count overflows u64")
         if isinstance(storage, ContiguousStorage):
             if component.dimensions != self.resolve_padding(shape, storage.padding):
-                self.fail(f"component `{component.id}` dimensions do not match the contiguous shape")
+                raise self.error(  # rule: 02.8.7/contiguous_dims_equal, 02.8.7/layout_errors_field
+                    f"component `{component.id}` dimensions do not match the contiguous shape"
+                )
         elif isinstance(storage, StridedStorage):
             padded = self.resolve_padding(shape, storage.padding)
-            if storage_span(padded, storage.strides_in_elements, 1) != raw:
-                self.fail(f"strided storage of `{component.id}` does not span exactly its raw elements")
+            if self.span(component, "strided", padded, storage.strides_in_elements, 1) != raw:
+                raise self.error(  # rule: 02.8.7/strided_span_equals_raw, 02.8.7/layout_errors_field
+                    f"strided storage of `{component.id}` does not span exactly its raw elements"
+                )
         else:
             self.tiled_check(component, shape, storage, raw)
 
     def tiled_check(self, component: WeightComponentSpec, shape: Shape, storage: TiledStorage, raw: int) -> None:
         rank = len(shape)
         tile = storage.tile_shape
-        if (
-            len(tile) != rank
-            or 0 in tile
-            or sorted(storage.axis_order) != list(range(rank))
-            or len(storage.tile_strides_in_elements) != rank
-        ):
-            self.fail("tiled storage needs rank-sized tile shape, axis order permutation and tile strides")
+        reason = "tiled storage needs rank-sized tile shape, axis order permutation and tile strides"
+        if len(tile) != rank or 0 in tile:
+            raise self.error(reason)  # rule: 02.8.7/tiled_tile_rank, 02.8.7/layout_errors_field
+        if sorted(storage.axis_order) != list(range(rank)):
+            raise self.error(reason)  # rule: 02.8.7/tiled_axis_order_permutation, 02.8.7/layout_errors_field
+        if len(storage.tile_strides_in_elements) != rank:
+            raise self.error(reason)  # rule: 02.8.7/tiled_strides_rank, 02.8.7/layout_errors_field
         padded = self.resolve_padding(shape, storage.padding)
         minimal: list[int] = []
         for extent, size in zip(shape, tile, strict=True):
@@ -170,16 +219,22 @@ class LayoutValidator:
             minimal.append(rounded)
         if storage.padding.padded_dimensions is None:
             if tuple(minimal) != shape:
-                self.fail("exact tiled storage needs every axis to be a multiple of its tile")
+                raise self.error(  # rule: 02.8.7/tiled_exact_multiple, 02.8.7/layout_errors_field
+                    "exact tiled storage needs every axis to be a multiple of its tile"
+                )
         elif padded != tuple(minimal):
-            self.fail("zero-fill tile padding must be the unique minimal tile padding")
+            raise self.error(  # rule: 02.8.7/tiled_zero_fill_minimal, 02.8.7/layout_errors_field
+                "zero-fill tile padding must be the unique minimal tile padding"
+            )
         grid = [p // t for p, t in zip(padded, tile, strict=True)]
         physical_grid = tuple(grid[axis] for axis in storage.axis_order)
         tile_elements = checked_product(tile)
         if tile_elements is None:
             self.fail("tile element count overflows u64")
-        if storage_span(physical_grid, storage.tile_strides_in_elements, tile_elements) != raw:
-            self.fail(f"tiled storage of `{component.id}` does not span exactly its raw elements")
+        if self.span(component, "tiled", physical_grid, storage.tile_strides_in_elements, tile_elements) != raw:
+            raise self.error(  # rule: 02.8.7/tiled_span_equals_raw, 02.8.7/layout_errors_field
+                f"tiled storage of `{component.id}` does not span exactly its raw elements"
+            )
 
     # ------------------------------------------------------------------ bindings
 
@@ -189,12 +244,18 @@ class LayoutValidator:
         self.visit(depth)
         component = self.components.get(binding.component_id)
         if component is None:
-            self.fail(f"unknown component `{binding.component_id}`")
+            raise self.error(  # rule: 02.8.7/bind_unknown_component, 02.8.7/layout_errors_field
+                f"unknown component `{binding.component_id}`"
+            )
         if component.role is not role:
-            self.fail(f"component `{component.id}` has role {component.role.value}, expected {role.value}")
+            raise self.error(  # rule: 02.8.7/bind_role_mismatch, 02.8.7/layout_errors_field
+                f"component `{component.id}` has role {component.role.value}, expected {role.value}"
+            )
         self.storage_check(component, shape, binding.storage)
         if component.id in self.referenced:
-            self.fail(f"component `{component.id}` is referenced more than once")
+            raise self.error(  # rule: 02.8.7/bind_referenced_twice, 02.8.7/layout_errors_field
+                f"component `{component.id}` is referenced more than once"
+            )
         self.referenced.add(component.id)
         return component
 
@@ -221,16 +282,28 @@ class LayoutValidator:
         depth: int,
     ) -> None:
         if axis_component.axis != expected_axis:
-            self.fail(f"{role.value} component must index axis {expected_axis}")
-        allowed = NARROW_INDEX_TYPES if narrow else INDEX_TYPES
-        self.bind_dtype(axis_component.component, (shape[expected_axis],), role, depth, allowed)
+            raise self.error(  # rule: 02.8.7/axis_component_axis, 02.8.7/layout_errors_field
+                f"{role.value} component must index axis {expected_axis}"
+            )
+        component = self.bind(axis_component.component, (shape[expected_axis],), role, depth)
+        element_type = dense_element_type(component.encoding)
+        if narrow and element_type not in NARROW_INDEX_TYPES:
+            raise self.error(  # rule: 02.8.7/axis_component_narrow_dtype, 02.8.7/layout_errors_field
+                _wrong_type(component, role)
+            )
+        if not narrow and element_type not in INDEX_TYPES:
+            raise self.error(  # rule: 02.8.7/axis_component_wide_dtype, 02.8.7/layout_errors_field
+                _wrong_type(component, role)
+            )
 
     # ------------------------------------------------------------------ the tree
 
     def validate(self, layout: PhysicalWeightLayout, shape: Shape, dtype: ElementType, depth: int = 1) -> None:
         self.visit(depth)
         if not _shape_ok(shape):
-            self.fail("layout shape must be non-empty, non-zero and within u64")
+            raise self.error(  # rule: 02.8.7/shape_ok, 02.8.7/layout_errors_field
+                "layout shape must be non-empty, non-zero and within u64"
+            )
         rank = len(shape)
         values = WeightComponentRole.VALUES
         if isinstance(layout, DenseLayout | StoredLayout):
@@ -239,7 +312,11 @@ class LayoutValidator:
                 if isinstance(layout, DenseLayout)
                 else layout.component
             )
-            self.bind_dtype(binding, shape, values, depth, frozenset({dtype}))
+            bound = self.bind(binding, shape, values, depth)
+            if dense_element_type(bound.encoding) != dtype:
+                raise self.error(  # rule: 02.8.7/dense_dtype_equals_logical, 02.8.7/layout_errors_field
+                    _wrong_type(bound, values)
+                )
         elif isinstance(layout, CompositeLayout):
             self.composite(layout, shape, dtype, depth)
         elif isinstance(layout, QuantizedLayout):
@@ -283,7 +360,9 @@ class LayoutValidator:
     def composite(self, layout: CompositeLayout, shape: Shape, dtype: ElementType, depth: int) -> None:
         parts = layout.parts
         if not parts:
-            self.fail("composite layout needs at least one part")
+            raise self.error(  # rule: 02.8.7/composite_non_empty, 02.8.7/layout_errors_field
+                "composite layout needs at least one part"
+            )
         rank = len(shape)
         total = checked_product(shape)
         assert total is not None
@@ -291,18 +370,25 @@ class LayoutValidator:
         ends = np.zeros((len(parts), rank), dtype=np.uint64)
         covered = 0
         for index, part in enumerate(parts):
-            if len(part.logical_offsets) != rank or len(part.extents) != rank or 0 in part.extents:
-                self.fail(f"composite part {index} has a rank mismatch or a zero extent")
+            reason = f"composite part {index} has a rank mismatch or a zero extent"
+            if len(part.logical_offsets) != rank or len(part.extents) != rank:
+                raise self.error(reason)  # rule: 02.8.7/composite_part_rank, 02.8.7/layout_errors_field
+            if 0 in part.extents:
+                raise self.error(reason)  # rule: 02.8.7/composite_zero_extent, 02.8.7/layout_errors_field
             part_end: list[int] = []
             for axis, (offset, extent) in enumerate(zip(part.logical_offsets, part.extents, strict=True)):
                 end = checked_add(offset, extent)
                 if end is None or end > shape[axis]:
-                    self.fail(f"composite part {index} is out of bounds")
+                    raise self.error(  # rule: 02.8.7/composite_out_of_bounds, 02.8.7/layout_errors_field
+                        f"composite part {index} is out of bounds"
+                    )
                 part_end.append(end)
             start_row = np.array(part.logical_offsets, dtype=np.uint64)
             end_row = np.array(part_end, dtype=np.uint64)
             if index and bool(np.any(np.all((start_row < ends[:index]) & (starts[:index] < end_row), axis=1))):
-                self.fail(f"composite part {index} overlaps an earlier part")
+                raise self.error(  # rule: 02.8.7/composite_overlap, 02.8.7/layout_errors_field
+                    f"composite part {index} overlaps an earlier part"
+                )
             starts[index] = start_row
             ends[index] = end_row
             volume = checked_product(part.extents)
@@ -312,7 +398,9 @@ class LayoutValidator:
             covered = covered_next
             self.validate(part.layout, part.extents, dtype, depth + 1)
         if covered != total:
-            self.fail("composite parts do not cover the tensor exactly")
+            raise self.error(  # rule: 02.8.7/composite_exact_cover, 02.8.7/layout_errors_field
+                "composite parts do not cover the tensor exactly"
+            )
 
     def quantized(self, layout: QuantizedLayout, shape: Shape, dtype: ElementType, depth: int) -> None:
         if dtype not in FLOAT_TYPES:
