@@ -12,11 +12,19 @@ import pytest
 from conformance.rules import catalogue
 from reference.errors import ERROR_KINDS
 from strategies.json_edits import Edit
-from strategies.scenario_cells import SCENARIO_CELLS, ScenarioCell, catalog, family, plan, resolution
+from strategies.scenario_cells import (
+    SCENARIO_CELLS,
+    ScenarioCell,
+    catalog,
+    family,
+    plan,
+    resolution,
+    weight_encodings,
+)
 
 
 def test_every_table_is_gathered_once_and_names_are_unique() -> None:
-    tables = (*family.CELLS, *catalog.CELLS, *resolution.CELLS, *plan.CELLS)
+    tables = (*family.CELLS, *weight_encodings.CELLS, *catalog.CELLS, *resolution.CELLS, *plan.CELLS)
     assert tables == SCENARIO_CELLS
     names = [cell.name for cell in SCENARIO_CELLS]
     assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
