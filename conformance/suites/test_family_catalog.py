@@ -4,6 +4,8 @@ For every seed family the backend's prepared-family fingerprint and wire equal
 the reference's; TestFamily's fingerprint is pinned to the contract vector;
 OrderedSchemaFamily's normalized schema makes its fingerprint independent of
 component, tensor and composite-part order but not of external-name order;
+family documents carrying each value form, and each layout worked example of
+02 §8.7, prepare to the reference's wire;
 invalid configs are rejected with the reference's ``invalid_model_config`` (the
 field TestFamily or the raw-config-consumed check names). Catalog
 fingerprints equal the reference's and are independent of provider-list order;
@@ -35,6 +37,7 @@ from seeds.catalogs import (
 from seeds.scenarios import seed_scenario
 from strategies.budget import base_scenario
 from strategies.json_edits import Edit, apply_edits
+from strategies.scenario_cells.weight_encodings import ACCEPTED_LAYOUTS
 from strategies.scenario_cells.weight_layouts import TILED_WORKED_EXAMPLE
 
 TEST_FAMILY_FINGERPRINT = "f4b3f9f643e98e9e3b3a8b613c20d0eea9a926d0dcc07f0a8a012b94ec4fa908"
@@ -261,6 +264,8 @@ WIRE_FORMS: dict[str, tuple[tuple[Edit, ...], tuple[str, ...]]] = {
         ("02.8.2/resolved_group_size",),
     ),
     "tiled_storage": (TILED_WORKED_EXAMPLE, ("02.8.7/tiled_worked_example",)),
+    # 02 §8.7: the layout validator's worked examples and the shapes it hands to bindings and children
+    **ACCEPTED_LAYOUTS,
 }
 
 

@@ -30,6 +30,7 @@ from reference.model.weight_layout import (
     BlockQuantizedLayout,
     CompositeLayout,
     DenseLayout,
+    ExpertStackLayout,
     IndexedLayout,
     PhysicalWeightComponentBinding,
     PhysicalWeightLayout,
@@ -304,7 +305,6 @@ class LayoutValidator:
             raise self.error(  # rule: 02.8.7/shape_ok, 02.8.7/layout_errors_field
                 "layout shape must be non-empty, non-zero and within u64"
             )
-        rank = len(shape)
         values = WeightComponentRole.VALUES
         if isinstance(layout, DenseLayout | StoredLayout):
             binding = (
@@ -324,38 +324,13 @@ class LayoutValidator:
         elif isinstance(layout, QuantizedBlockGridLayout):
             self.block_grid(layout, shape, dtype, depth)
         elif isinstance(layout, BlockQuantizedLayout):
-            if dtype not in FLOAT_TYPES:
-                self.fail("block quantized tensors need a float logical type")
-            if layout.block_axis >= rank:
-                self.fail("block axis out of range")
-            component = self.components.get(layout.blocks.component_id)
-            if component is None or not isinstance(component.encoding, BlockQuantized):
-                self.fail("block quantized layout needs a block_quantized component")
-            per_block = component.encoding.spec.logical_values_per_block
-            padded = list(self.grouped(shape, layout.block_padding, layout.block_axis, per_block))
-            padded[layout.block_axis] //= per_block
-            self.bind(layout.blocks, tuple(padded), WeightComponentRole.PACKED_VALUES, depth)
+            self.block_quantized(layout, shape, dtype, depth)
         elif isinstance(layout, AxisReshapePermutationLayout):
             self.reshape_permutation(layout, shape, dtype, depth)
         elif isinstance(layout, IndexedLayout):
-            axis = layout.indices.axis
-            if axis >= rank or layout.source_axis_extent == 0:
-                self.fail("indexed layout needs an in-range axis and a non-zero source extent")
-            self.axis_component(layout.indices, shape, axis, WeightComponentRole.INDICES, True, depth)
-            source = list(shape)
-            source[axis] = layout.source_axis_extent
-            self.validate(layout.values, tuple(source), dtype, depth + 1)
+            self.indexed(layout, shape, dtype, depth)
         else:
-            axis = layout.expert_axis
-            if axis >= rank:
-                self.fail("expert axis out of range")
-            if not layout.experts or len(layout.experts) != shape[axis]:
-                self.fail("expert stack needs exactly one layout per expert")
-            expert_shape = shape[:axis] + shape[axis + 1 :]
-            if not expert_shape:
-                self.fail("expert stack needs a tensor of rank >= 2")
-            for expert in layout.experts:
-                self.validate(expert, expert_shape, dtype, depth + 1)
+            self.expert_stack(layout, shape, dtype, depth)
 
     def composite(self, layout: CompositeLayout, shape: Shape, dtype: ElementType, depth: int) -> None:
         parts = layout.parts
@@ -404,25 +379,37 @@ class LayoutValidator:
 
     def quantized(self, layout: QuantizedLayout, shape: Shape, dtype: ElementType, depth: int) -> None:
         if dtype not in FLOAT_TYPES:
-            self.fail("quantized tensors need a float logical type")
+            raise self.error(  # rule: 02.8.7/quantized_float_logical, 02.8.7/layout_errors_field
+                "quantized tensors need a float logical type"
+            )
         axis = layout.group_axis
         if axis >= len(shape):
-            self.fail("group axis out of range")
+            raise self.error(  # rule: 02.8.7/quantized_group_axis, 02.8.7/layout_errors_field
+                "group axis out of range"
+            )
         packed = self.components.get(layout.packed_values.component_id)
         if packed is None or not isinstance(packed.encoding, Quantized):
-            self.fail("quantized layout needs a quantized packed component")
+            raise self.error(  # rule: 02.8.7/quantized_packed_component, 02.8.7/layout_errors_field
+                "quantized layout needs a quantized packed component"
+            )
         spec = packed.encoding.spec
         group = spec.grouping.resolved_size(shape[axis])
         if group == 0:
-            self.fail("quantized layout needs a one-axis grouping")
+            raise self.error(  # rule: 02.8.7/quantized_block2d_rejected, 02.8.7/layout_errors_field
+                "quantized layout needs a one-axis grouping"
+            )
         grouped = self.grouped(shape, layout.group_padding, axis, group)
         grouped_elements = checked_product(grouped)
         bits = None if grouped_elements is None else checked_mul(grouped_elements, spec.bits_per_weight)
         if bits is None:
-            self.fail("packed bit count overflows u64")
+            raise self.error(  # rule: 02.8.7/quantized_packed_byte_count, 02.8.7/layout_errors_field
+                "packed bit count overflows u64"
+            )
         packed_bytes = ceil_div(bits, 8)
         if checked_product(layout.packed_dimensions) != packed_bytes:
-            self.fail("packed dimensions do not hold exactly the packed bytes")
+            raise self.error(  # rule: 02.8.7/quantized_packed_byte_count, 02.8.7/layout_errors_field
+                "packed dimensions do not hold exactly the packed bytes"
+            )
         self.bind(layout.packed_values, layout.packed_dimensions, WeightComponentRole.PACKED_VALUES, depth)
         scale_shape = list(grouped)
         scale_shape[axis] //= group
@@ -440,11 +427,15 @@ class LayoutValidator:
                 scale_elements = checked_product(scales)
                 zero_bits = None if scale_elements is None else checked_mul(scale_elements, spec.bits_per_weight)
                 if zero_bits is None or component.physical_bytes() != ceil_div(zero_bits, 8):
-                    self.fail("packed zero points do not hold exactly the packed zero-point bytes")
+                    raise self.error(  # rule: 02.8.7/quantized_zero_points_packed, 02.8.7/layout_errors_field
+                        "packed zero points do not hold exactly the packed zero-point bytes"
+                    )
             else:
                 self.bind_dtype(zero_points, scales, WeightComponentRole.ZERO_POINTS, depth, allowed)
         elif zero_type is not None or zero_points is not None or zero_dims is not None:
-            self.fail("zero points must be present exactly when the spec declares a zero-point type")
+            raise self.error(  # rule: 02.8.7/quantized_zero_points_presence, 02.8.7/layout_errors_field
+                "zero points must be present exactly when the spec declares a zero-point type"
+            )
         if layout.axis_indices is not None:
             self.axis_component(layout.axis_indices, shape, axis, WeightComponentRole.INDICES, True, depth)
         if layout.permutation is not None:
@@ -456,26 +447,38 @@ class LayoutValidator:
 
     def block_grid(self, layout: QuantizedBlockGridLayout, shape: Shape, dtype: ElementType, depth: int) -> None:
         if dtype not in FLOAT_TYPES:
-            self.fail("block-grid quantized tensors need a float logical type")
+            raise self.error(  # rule: 02.8.7/block_grid_float_logical, 02.8.7/layout_errors_field
+                "block-grid quantized tensors need a float logical type"
+            )
         first, second = layout.block_axes
         if not first < second < len(shape):
-            self.fail("block axes must be increasing and in range")
+            raise self.error(  # rule: 02.8.7/block_grid_axes, 02.8.7/layout_errors_field
+                "block axes must be increasing and in range"
+            )
         packed = self.components.get(layout.packed_values.component_id)
         if (
             packed is None
             or not isinstance(packed.encoding, Quantized)
             or packed.encoding.spec.grouping.block_shape is None
         ):
-            self.fail("block-grid layout needs a quantized component with block2d grouping")
+            raise self.error(  # rule: 02.8.7/block_grid_block2d_component, 02.8.7/layout_errors_field
+                "block-grid layout needs a quantized component with block2d grouping"
+            )
         spec = packed.encoding.spec
         if spec.zero_point_type is not None:
-            self.fail("block-grid quantization has no zero points")
+            raise self.error(  # rule: 02.8.7/block_grid_no_zero_points, 02.8.7/layout_errors_field
+                "block-grid quantization has no zero points"
+            )
         elements = checked_product(shape)
         bits = None if elements is None else checked_mul(elements, spec.bits_per_weight)
         if bits is None or not layout.packed_dimensions:
-            self.fail("block-grid packed dimensions are invalid")
+            raise self.error(  # rule: 02.8.7/block_grid_packed_dims, 02.8.7/layout_errors_field
+                "block-grid packed dimensions are invalid"
+            )
         if checked_product(layout.packed_dimensions) != ceil_div(bits, 8):
-            self.fail("block-grid packed dimensions do not hold exactly the packed bytes")
+            raise self.error(  # rule: 02.8.7/block_grid_packed_dims, 02.8.7/layout_errors_field
+                "block-grid packed dimensions do not hold exactly the packed bytes"
+            )
         self.bind(layout.packed_values, layout.packed_dimensions, WeightComponentRole.PACKED_VALUES, depth)
         assert spec.grouping.block_shape is not None
         scale_shape = list(shape)
@@ -490,15 +493,73 @@ class LayoutValidator:
     ) -> None:
         axis, reshape, order = layout.axis, layout.reshape, layout.stored_axis_order
         if axis >= len(shape) or layout.extent == 0:
-            self.fail("reshape axis out of range or zero extent")
+            raise self.error(  # rule: 02.8.7/reshape_axis_extent, 02.8.7/layout_errors_field
+                "reshape axis out of range or zero extent"
+            )
         end = checked_add(layout.logical_offset, layout.extent)
         if end is None or end > shape[axis]:
-            self.fail("reshaped range is out of bounds")
+            raise self.error(  # rule: 02.8.7/reshape_bounds, 02.8.7/layout_errors_field
+                "reshaped range is out of bounds"
+            )
         if len(reshape) < 2 or 0 in reshape or checked_product(reshape) != layout.extent:
-            self.fail("reshape must have >= 2 non-zero axes whose product is the extent")
+            raise self.error(  # rule: 02.8.7/reshape_shape, 02.8.7/layout_errors_field
+                "reshape must have >= 2 non-zero axes whose product is the extent"
+            )
         if sorted(order) != list(range(len(reshape))):
-            self.fail("stored axis order must be a permutation of the reshape axes")
+            raise self.error(  # rule: 02.8.7/reshape_order_permutation, 02.8.7/layout_errors_field
+                "stored axis order must be a permutation of the reshape axes"
+            )
         moved = [entry for entry in order if reshape[entry] > 1]
         if moved == [index for index, extent in enumerate(reshape) if extent > 1]:
-            self.fail("stored axis order is an identity permutation")
+            raise self.error(  # rule: 02.8.7/reshape_not_identity, 02.8.7/layout_errors_field
+                "stored axis order is an identity permutation"
+            )
         self.validate(layout.values, shape, dtype, depth + 1)
+
+    def block_quantized(self, layout: BlockQuantizedLayout, shape: Shape, dtype: ElementType, depth: int) -> None:
+        if dtype not in FLOAT_TYPES:
+            raise self.error(  # rule: 02.8.7/block_quantized_float_logical, 02.8.7/layout_errors_field
+                "block quantized tensors need a float logical type"
+            )
+        if layout.block_axis >= len(shape):
+            raise self.error(  # rule: 02.8.7/block_quantized_axis, 02.8.7/layout_errors_field
+                "block axis out of range"
+            )
+        component = self.components.get(layout.blocks.component_id)
+        if component is None or not isinstance(component.encoding, BlockQuantized):
+            raise self.error(  # rule: 02.8.7/block_quantized_component, 02.8.7/layout_errors_field
+                "block quantized layout needs a block_quantized component"
+            )
+        per_block = component.encoding.spec.logical_values_per_block
+        padded = list(self.grouped(shape, layout.block_padding, layout.block_axis, per_block))
+        padded[layout.block_axis] //= per_block
+        self.bind(layout.blocks, tuple(padded), WeightComponentRole.PACKED_VALUES, depth)
+
+    def indexed(self, layout: IndexedLayout, shape: Shape, dtype: ElementType, depth: int) -> None:
+        axis = layout.indices.axis
+        if axis >= len(shape) or layout.source_axis_extent == 0:
+            raise self.error(  # rule: 02.8.7/indexed_axis_source_extent, 02.8.7/layout_errors_field
+                "indexed layout needs an in-range axis and a non-zero source extent"
+            )
+        self.axis_component(layout.indices, shape, axis, WeightComponentRole.INDICES, True, depth)
+        source = list(shape)
+        source[axis] = layout.source_axis_extent
+        self.validate(layout.values, tuple(source), dtype, depth + 1)
+
+    def expert_stack(self, layout: ExpertStackLayout, shape: Shape, dtype: ElementType, depth: int) -> None:
+        axis = layout.expert_axis
+        if axis >= len(shape):
+            raise self.error(  # rule: 02.8.7/expert_axis, 02.8.7/layout_errors_field
+                "expert axis out of range"
+            )
+        if not layout.experts or len(layout.experts) != shape[axis]:
+            raise self.error(  # rule: 02.8.7/expert_count, 02.8.7/layout_errors_field
+                "expert stack needs exactly one layout per expert"
+            )
+        expert_shape = shape[:axis] + shape[axis + 1 :]
+        if not expert_shape:
+            raise self.error(  # rule: 02.8.7/expert_rank_two, 02.8.7/layout_errors_field
+                "expert stack needs a tensor of rank >= 2"
+            )
+        for expert in layout.experts:
+            self.validate(expert, expert_shape, dtype, depth + 1)

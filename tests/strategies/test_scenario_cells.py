@@ -19,6 +19,7 @@ from strategies.scenario_cells import (
     family,
     plan,
     resolution,
+    weight_encodings,
     weight_layouts,
     weight_schema,
 )
@@ -29,6 +30,7 @@ def test_every_table_is_gathered_once_and_names_are_unique() -> None:
         *family.CELLS,
         *weight_schema.CELLS,
         *weight_layouts.CELLS,
+        *weight_encodings.CELLS,
         *catalog.CELLS,
         *resolution.CELLS,
         *plan.CELLS,
