@@ -43,14 +43,26 @@ T = TypeVar("T")
 
 
 def read_uint(raw: Any, *, bits: int, context: str, path: str) -> int:
-    """An unsigned integer of ``bits`` bits; bools, floats and negatives are refused."""
-    if not fits_uint(raw, bits):
-        raise Serialization(
-            # rule: 01.5/unsigned_rejects_out_of_range, 01.5/unsigned_rejects_float, 04.0/unsigned_fields_range_checked
-            context,
-            f"{path}: expected u{bits}, got {_show(raw)}",
+    """An unsigned integer of ``bits`` bits; bools, floats and negatives are refused.
+
+    Each way of not being one is refused at its own site, all with the same message.
+    """
+    if fits_uint(raw, bits):
+        return raw
+    message = f"{path}: expected u{bits}, got {_show(raw)}"
+    if type(raw) is bool:
+        raise Serialization(context, message)  # rule: 01.5/unsigned_rejects_bool, 04.0/unsigned_fields_range_checked
+    if type(raw) is float:
+        raise Serialization(context, message)  # rule: 01.5/unsigned_rejects_float, 04.0/unsigned_fields_range_checked
+    if type(raw) is int and raw < 0:
+        raise Serialization(  # rule: 01.5/unsigned_rejects_negative, 04.0/unsigned_fields_range_checked
+            context, message
         )
-    return raw
+    if type(raw) is int:
+        raise Serialization(  # rule: 01.5/unsigned_rejects_out_of_range, 04.0/unsigned_fields_range_checked
+            context, message
+        )
+    raise Serialization(context, message)  # rule: 01.5/struct_wrong_json_type
 
 
 def read_i64(raw: Any, *, context: str, path: str) -> int:

@@ -1,5 +1,6 @@
 """Catalog documents the reference refuses (spec 03 §11.2): a valid drawn document mutated by one
-named operator (``CATALOG_OPERATORS``), with the error kind the contract names."""
+named operator (``CATALOG_OPERATORS``, each with the catalogue rule its refusal implements), with the error
+kind the contract names."""
 
 from __future__ import annotations
 
@@ -122,7 +123,7 @@ def catalog_rejections(draw: st.DrawFn, operators: tuple[str, ...] | None = None
             "engine_major_zero", "03 §9 constructor (decoded: Serialization): contract major non-zero", SERIALIZATION,
             replaced(doc, ("engine_providers", 0, "contract_version"), {"major": 0, "minor": 1}), doc),
         "materializers_without_identity": lambda: _rejection(
-            "materializers_without_identity", "03 §11.6: the canonical identity materializer is present", _EP,
+            "materializers_without_identity", "03 §11.6: the materializer map holds 1 to 64 entries", _EP,
             replaced(doc, ("weight_materializers",), {}), doc),
         "unknown_top_level_field": lambda: _rejection(
             "unknown_top_level_field", "catalog documents deny unknown fields", SERIALIZATION,
@@ -163,33 +164,35 @@ def build_catalog_document(document: JsonValue) -> CapabilityCatalog:
     return catalog_from_document(document)
 
 
-#: Every catalog rejection operator name.
-CATALOG_OPERATORS: Final = (
-    "device_fingerprint_uppercase",
-    "device_memory_zero",
-    "device_no_profiles",
-    "duplicate_engine",
-    "duplicate_operation",
-    "engine_capability_beyond_device",
-    "engine_major_zero",
-    "engine_other_device",
-    "invalid_storage_profile",
-    "materializers_without_identity",
-    "operation_alias_out_of_range",
-    "operation_alignment_not_power_of_two",
-    "operation_capability_missing",
-    "operation_input_writes",
-    "operation_major_zero",
-    "operation_no_outputs",
-    "operation_oracle_missing_reference",
-    "operation_oracle_self_cycle",
-    "operations_and_providers_differ",
-    "provider_capability_beyond_device",
-    "provider_fingerprint_mismatch",
-    "provider_listed_twice",
-    "provider_major_mismatch",
-    "provider_no_bindings",
-    "provider_other_device",
-    "provider_unknown_field",
-    "unknown_top_level_field",
-)
+#: Every catalog rejection operator, with the catalogue rule the reference's refusal of it implements (``None``: the
+#: operator breaks no contract rule of its own, only the catalog document's format; the refusal is still compared
+#: with the reference's).
+CATALOG_OPERATORS: Final[dict[str, str | None]] = {
+    "device_fingerprint_uppercase": "03.10/device_runtime_fingerprint",
+    "device_memory_zero": "03.10/device_zero_memory",
+    "device_no_profiles": "03.10/device_no_profiles",
+    "duplicate_engine": "03.11.2/duplicate_engine_id",
+    "duplicate_operation": "03.11.2/duplicate_operation_id",
+    "engine_capability_beyond_device": "03.11.2/engine_capabilities",
+    "engine_major_zero": "03.9/engine_major_zero",
+    "engine_other_device": "03.11.2/engine_device",
+    "invalid_storage_profile": "03.6.2/fixed_contiguous_power_of_two",
+    "materializers_without_identity": "03.11.6/map_empty",
+    "operation_alias_out_of_range": "03.5.3/output_alias_out_of_range",
+    "operation_alignment_not_power_of_two": "03.5.3/alignment_not_power_of_two",
+    "operation_capability_missing": "03.11.2/operation_capabilities_device",
+    "operation_input_writes": "03.5.3/input_not_readable",
+    "operation_major_zero": "03.5.3/version_major_zero",
+    "operation_no_outputs": "03.5.3/no_outputs",
+    "operation_oracle_missing_reference": "03.11.3/oracle_target_missing",
+    "operation_oracle_self_cycle": "03.11.3/oracle_self_reference_cycle",
+    "operations_and_providers_differ": "03.11.2/provider_entry_without_operation",
+    "provider_capability_beyond_device": "03.11.2/provider_capabilities",
+    "provider_fingerprint_mismatch": "03.11.2/provider_operation_fingerprint",
+    "provider_listed_twice": "03.11.2/duplicate_provider_in_list",
+    "provider_major_mismatch": "03.11.2/provider_version_satisfies",
+    "provider_no_bindings": "03.8.2/no_bindings",
+    "provider_other_device": "03.11.2/provider_device",
+    "provider_unknown_field": "03.8.3/provider_deny_unknown",
+    "unknown_top_level_field": None,
+}

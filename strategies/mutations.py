@@ -40,6 +40,7 @@ __all__ = [
     "apply",
     "cell_from_id",
     "cells_of",
+    "decoding_rules",
     "expected_kind",
     "format_path",
     "json_paths",
@@ -318,6 +319,20 @@ def expected_kind(cell: Cell) -> str | None:
     if any(cell.path[: len(prefix)] == prefix for prefix in _FREE_JSON):
         return None
     return "serialization"
+
+
+#: The catalogue rule a mutation's refusal checks wherever ``expected_kind`` names its kind, when one rule decides it
+#: before any typed decoder reads the value: an integer past ``u64`` is a float to serde, refused wherever an integer
+#: is declared (01.3.3), however wide. (A negative, a float or an integer past ``u32`` is refused by the typed
+#: decoder of its field, whose raise site names its own rule.)
+_DECODING_RULES: Final[Mapping[str, str]] = {"past_u64": "01.3.3/decode_integer_out_of_range"}
+
+
+def decoding_rules(cell: Cell) -> tuple[str, ...]:
+    """The catalogue rules the refusal of ``cell`` checks by its mutation alone (``_DECODING_RULES``): none unless
+    ``expected_kind`` names the kind its refusal must have."""
+    rule = _DECODING_RULES.get(cell.mutation)
+    return (rule,) if rule is not None and expected_kind(cell) is not None else ()
 
 
 @functools.cache

@@ -357,7 +357,7 @@ def _rmp(operator: str, row: str, field: str, document: dict[str, JsonValue], or
     return Rejection(operator, f"04 §3.2 {row}", _RMP, document, original, {"field": f"runtime_policy.{field}"})
 
 
-_NEEDS_REUSABLE: Final = ("reusable_bucket_over_sequences", "reusable_invalid")
+_NEEDS_REUSABLE: Final = ("reusable_bucket_over_sequences", "reusable_invalid", "reusable_no_buckets")
 
 
 @st.composite
@@ -454,6 +454,7 @@ def policy_rejections(draw: st.DrawFn, operators: tuple[str, ...] | None = None)
     if reusable is not None:
         table["reusable_bucket_over_sequences"] = lambda: _bucket_over_sequences(doc)
         table["reusable_invalid"] = lambda: _reusable_invalid(doc)
+        table["reusable_no_buckets"] = lambda: _reusable_no_buckets(doc)
     names = sorted(table) if operators is None else sorted(operators)
     rejection: Rejection = table[draw(st.sampled_from(names))]()
     return rejection
@@ -484,6 +485,19 @@ def _reusable_invalid(doc: dict[str, JsonValue]) -> Rejection:
     )
 
 
+def _reusable_no_buckets(doc: dict[str, JsonValue]) -> Rejection:
+    mutated = copy.deepcopy(doc)
+    mutated["fields"]["reusable_execution"]["buckets"] = []
+    return Rejection(
+        "reusable_no_buckets",
+        "04 §2.4: a reusable-execution wire is validated while decoding (1..=64 buckets): row 13 surfaces as "
+        "Serialization",
+        SERIALIZATION,
+        mutated,
+        doc,
+    )
+
+
 def _forged_wire(doc: dict[str, JsonValue]) -> Rejection:
     wire = policy_from_document(doc).to_wire()
     assert isinstance(wire, dict)
@@ -504,29 +518,32 @@ def _wire_unknown_field(doc: dict[str, JsonValue]) -> Rejection:
     )  # fmt: skip
 
 
-#: Every policy rejection operator name.
-POLICY_OPERATORS: Final = (
-    "adversarial_sequences_overflow",
-    "attention_auto",
-    "cancellation_zero",
-    "capacity_zero",
-    "declared_bad_error_kind",
-    "major_zero",
-    "policy_id_charset",
-    "policy_id_empty",
-    "profile_order_duplicate",
-    "profile_order_empty",
-    "queue_depth_zero",
-    "reserve_not_below_capacity",
-    "resolved_wire_fingerprint_forged",
-    "resolved_wire_unknown_field",
-    "reusable_bucket_over_sequences",
-    "reusable_invalid",
-    "sequences_zero",
-    "tokens_zero",
-    "unknown_document_field",
-    "unknown_document_kind",
-)
+#: Every policy rejection operator, with the catalogue rule the reference's refusal of it implements (``None``: the
+#: operator breaks no contract rule of its own, only the policy document's format; the refusal is still compared
+#: with the reference's).
+POLICY_OPERATORS: Final[dict[str, str | None]] = {
+    "adversarial_sequences_overflow": "04.0/unsigned_fields_range_checked",
+    "attention_auto": "04.3.2/row12_attention_resolved",
+    "cancellation_zero": "04.3.2/row11_cancellation_interval_nonzero",
+    "capacity_zero": "04.3.2/row04_capacity_nonzero",
+    "declared_bad_error_kind": "01.6/error_object_decode",
+    "major_zero": "04.3.2/row03_version_major_nonzero",
+    "policy_id_charset": "04.3.2/row02_policy_id_portable_bytes",
+    "policy_id_empty": "04.3.2/row01_policy_id_length",
+    "profile_order_duplicate": "04.3.2/row08_profile_order_no_duplicates",
+    "profile_order_empty": "04.3.2/row07_profile_order_nonempty",
+    "queue_depth_zero": "04.3.2/row09_queue_depth_nonzero",
+    "reserve_not_below_capacity": "04.3.2/row05_reserve_below_capacity",
+    "resolved_wire_fingerprint_forged": "04.3.1/fingerprint_mismatch_rejected",
+    "resolved_wire_unknown_field": "04.3.1/deny_unknown_top_level_fields",
+    "reusable_bucket_over_sequences": "04.3.2/row14_buckets_within_policy_ceilings",
+    "reusable_invalid": "04.2.4/lanes_nonzero",
+    "reusable_no_buckets": "04.2.4/bucket_count_limit",
+    "sequences_zero": "04.3.2/row06_active_sequences_nonzero",
+    "tokens_zero": "04.3.2/row10_scheduled_tokens_nonzero",
+    "unknown_document_field": None,
+    "unknown_document_kind": None,
+}
 
 
 # --------------------------------------------------------------------------- fixed accepted documents

@@ -8,7 +8,8 @@ by ``null``), sent verbatim to ``build_plan``. The reference is the oracle: the 
 the reference's, the same error kind and every pinned field (``contract_errors.pinned``), or the same
 plan bytes when the reference accepts the document. The reference must answer a contract error, never
 crash; where the decoding rule is known (an integer past ``u64``, a negative, a float or a boolean where
-an unsigned integer is declared) its kind must be the rule's.
+an unsigned integer is declared) its kind must be the rule's, and a cell whose mutation alone decides the rule
+before any operation runs (an integer past ``u64``) is credited with it (``strategies.mutations.decoding_rules``).
 
 The ``ci`` profile runs the fixed cell list ``strategies.mutation_cells.CI_CELLS`` (the cells reaching
 raise sites no other suite reaches, chosen by ``bench/mutation_cells.py``) and, so that every mutation
@@ -26,12 +27,13 @@ import pytest
 from hypothesis import given
 
 from conformance.suites.contract_errors import pinned
+from harness.cases import exercise
 from harness.protocol.codecs import RawJson
 from harness.under_test import BackendUnderTest
 from reference.api import VNextError
 from reference.errors import ERROR_KINDS
 from strategies.mutation_cells import CI_CELLS
-from strategies.mutations import Cell, cell_from_id, expected_kind, mutation_cells, operator_cells
+from strategies.mutations import Cell, cell_from_id, decoding_rules, expected_kind, mutation_cells, operator_cells
 
 pytestmark = pytest.mark.requires("build_plan")
 
@@ -50,6 +52,7 @@ def _answer(under: BackendUnderTest, scenario: RawJson) -> tuple[str, Any]:
 
 
 def check_cell(backend: BackendUnderTest, oracle: BackendUnderTest, cell: Cell) -> None:
+    exercise(*decoding_rules(cell))
     scenario = _sent(cell)
     want = _answer(oracle, scenario)
     if want[0] == "error":

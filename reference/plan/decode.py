@@ -127,13 +127,19 @@ def read_plan_schema(raw: Any, *, context: str = DECODE_CONTEXT) -> PlanSchemaVe
             raise Serialization(  # rule: 01.3.6/decode_header_errors, 05.9.1/step2_header_shape
                 context, f"$.payload.schema: missing field `{name}`"
             )
-    major = read_uint(  # rule when 01.5/unsigned_rejects_out_of_range: 05.9.1/step2_header_numbers
-        schema["major"], bits=16, context=context, path="$.payload.schema.major"
-    )
-    minor = read_uint(  # rule when 01.5/unsigned_rejects_out_of_range: 05.9.1/step2_header_numbers
-        schema["minor"], bits=16, context=context, path="$.payload.schema.minor"
-    )
+    major = _header_number(schema, "major", context)
+    minor = _header_number(schema, "minor", context)
     return PlanSchemaVersion(major, minor)
+
+
+def _header_number(schema: dict[str, Any], name: str, context: str) -> int:
+    """One ``u16`` of the header: a number of the wrong type or outside ``u16`` is step 2's refusal."""
+    return read_uint(  # rule when 01.5/unsigned_rejects_out_of_range: 05.9.1/step2_header_numbers
+        schema[name],  # rule when 01.5/unsigned_rejects_float: 05.9.1/step2_header_numbers
+        bits=16,  # rule when 01.5/unsigned_rejects_negative: 05.9.1/step2_header_numbers
+        context=context,  # rule when 01.5/unsigned_rejects_bool: 05.9.1/step2_header_numbers
+        path=f"$.payload.schema.{name}",  # rule when 01.5/struct_wrong_json_type: 05.9.1/step2_header_numbers
+    )
 
 
 def check_plan_schema(schema: PlanSchemaVersion) -> None:
@@ -186,12 +192,20 @@ def _remember(raw_bytes: bytes, outcome: UnvalidatedExecutionPlan | tuple[VNextE
 @collector_paused
 def _decode(raw_bytes: bytes) -> UnvalidatedExecutionPlan:
     _check_size(len(raw_bytes))
-    raw = loads_strict(raw_bytes, context=DECODE_CONTEXT, max_bytes=MAX_EXECUTION_PLAN_WIRE_BYTES)
+    raw = loads_strict(  # rule when 01.3.3/decode_minus_zero_integer_field: 01.3.6/decode_type_error
+        raw_bytes,  # rule when 01.3.3/decode_integer_out_of_range: 01.3.6/decode_type_error
+        context=DECODE_CONTEXT,
+        max_bytes=MAX_EXECUTION_PLAN_WIRE_BYTES,
+    )
     check_plan_schema(read_plan_schema(raw))
     obj = WireObject(  # rule when 01.3.6/decode_unknown_field: 05.8.1/plan_wire_unknown_top_level_key
         raw, _WIRE_FIELDS, type_name="ExecutionPlan", context=DECODE_CONTEXT
     )
-    payload = ExecutionPlanPayload.from_wire(obj.raw("payload"), context=DECODE_CONTEXT, path="$.payload")
+    payload = ExecutionPlanPayload.from_wire(  # rule when 01.5/unsigned_rejects_float: 01.3.6/decode_type_error
+        obj.raw("payload"),  # rule when 01.5/unsigned_rejects_bool: 01.3.6/decode_type_error
+        context=DECODE_CONTEXT,  # rule when 01.5/struct_wrong_json_type: 01.3.6/decode_type_error
+        path="$.payload",
+    )
     plan_hash = PlanHash.from_wire(obj.raw("plan_hash"), context=DECODE_CONTEXT)
     payload_wire = payload.to_wire()
     typed = {"payload": payload_wire, "plan_hash": plan_hash.value}

@@ -65,6 +65,10 @@ WIRE_FIELDS: Final = (
 )
 
 
+#: ``check_portable_string``'s reason when the length check (row 1) fails: an empty string fails it first.
+_LENGTH_REASON: Final = check_portable_string("")
+
+
 def _rmp(field: str, reason: str) -> InvalidResolvedModelPlan:
     return InvalidResolvedModelPlan(field=field, reason=reason)
 
@@ -79,8 +83,12 @@ def _check_fields(
 ) -> None:
     """Rows 1-15 of spec 04 §3.2, in order."""
     reason = check_portable_string(policy_id)
-    if reason is not None:  # rows 1-2
-        raise _rmp(FIELD_POLICY_ID, reason)  # rule: 01.1.4/policy_id_length, 01.1.4/policy_id_charset
+    if reason is not None:  # row 1 (length), then row 2 (bytes)
+        if reason == _LENGTH_REASON:
+            raise _rmp(FIELD_POLICY_ID, reason)  # rule: 04.3.2/row01_policy_id_length, 01.1.4/policy_id_length
+        raise _rmp(  # rule: 04.3.2/row02_policy_id_portable_bytes, 01.1.4/policy_id_charset
+            FIELD_POLICY_ID, reason
+        )
     if version.major == 0:  # row 3
         raise _rmp(FIELD_VERSION, "major version must be non-zero")  # rule: 04.3.2/row03_version_major_nonzero
     if memory.capacity_bytes == 0:  # row 4

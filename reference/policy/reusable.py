@@ -461,10 +461,11 @@ class ReusableExecutionPolicy:
 
     def validate(self) -> None:
         """Lanes non-zero; 1..=64 buckets; ids derive; programs covered; class chains monotonic."""
-        if self.maximum_reusable_lanes == 0 or not self.buckets or len(self.buckets) > MAX_REUSABLE_EXECUTION_BUCKETS:
-            raise invalid_plan(  # rule: 04.2.4/bucket_count_limit
-                "reusable execution policy has an invalid lane or bucket count"
-            )
+        counts = "reusable execution policy has an invalid lane or bucket count"
+        if self.maximum_reusable_lanes == 0:
+            raise invalid_plan(counts)  # rule: 04.2.4/lanes_nonzero
+        if not self.buckets or len(self.buckets) > MAX_REUSABLE_EXECUTION_BUCKETS:
+            raise invalid_plan(counts)  # rule: 04.2.4/bucket_count_limit
         for bucket in self.buckets:
             bucket.validate()
         if self.program_policy is not None:

@@ -217,6 +217,18 @@ def _many_rows(section: str, count: int) -> Callable[[], dict[str, Any]]:
     return make
 
 
+def _operations_validated_in_id_order() -> dict[str, Any]:
+    """``operation.main`` (listed first) requires a capability the device lacks (step f3: unsupported_operation);
+    ``operation.aaa`` (listed after it, first in ascending id order) has no outputs (step f2: invalid_execution_plan).
+    Both have provider entries, so steps d and e pass."""
+    scenario = base_scenario("plan_fixture")
+    catalog = scenario["catalog"]
+    catalog["operations"].append({**_main_copy("operation.aaa", "exact"), "outputs": []})
+    catalog["providers"]["operation.aaa"] = []
+    catalog["operations"][0]["provider"]["required_capabilities"] = ["capability.absent"]
+    return scenario
+
+
 def _weight_beyond_host_memory() -> dict[str, Any]:
     """The plan fixture whose one weight is a dense u8 component of 2^63 bytes (an operation weight input of
     range ``1..=u64::MAX`` accepts it) on a device and policy of u64::MAX bytes: the plan builds, and the
@@ -389,6 +401,30 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
                  make=_many_rows("operations", 4097), operation="fingerprint_catalog"),
     ScenarioCell("catalog_provider_rows_over_limit", "03.11.1/max_provider_rows", _EP, _ROWS,
                  make=_many_rows("providers", 16385), operation="fingerprint_catalog"),
+    # 03.11.2: CapabilityCatalog::new and from_maps (an order cell breaks a later check of another kind too)
+    _catalog_cell("catalog_providers_empty", "03.11.2/providers_empty", _EP, _ROWS,
+                  Edit(("catalog", "providers"), "set", {})),
+    _catalog_cell("catalog_engines_empty", "03.11.2/engines_empty", _EP, _ROWS,
+                  Edit(("catalog", "engine_providers"), "set", [])),
+    _catalog_cell("catalog_duplicate_operation_before_from_maps", "03.11.2/new_order", _EP,
+                  "duplicate operation `operation.main`", Edit(("catalog", "operations"), "dup"),
+                  Edit((*_ROW, "device_id"), "set", "device.other")),
+    _catalog_cell("catalog_duplicate_engine_before_from_maps", "03.11.2/new_order", _EP,
+                  "duplicate engine provider `provider.engine.reference`", Edit(("catalog", "engine_providers"), "dup"),
+                  Edit((*_ROW, "device_id"), "set", "device.other")),
+    _catalog_cell("catalog_device_validated_first", "03.11.2/device_validate_first", _EP,
+                  "has invalid memory, storage profiles or runtime identity",
+                  Edit(("catalog", "device", "total_memory_bytes"), "set", 0),
+                  Edit((*_OP, "provider", "required_capabilities"), "set", ["capability.absent"])),
+    ScenarioCell("catalog_operations_validated_in_id_order", "03.11.2/operation_validate_in_catalog", _EP,
+                 "operation `operation.aaa` has no outputs", make=_operations_validated_in_id_order),
+    # 03.1, 01.5: the catalog document's integers are exact-width unsigned integers
+    _catalog_cell("catalog_u32_ordinal_past_u32", "03.1/integers_exact_width", _SER,
+                  "$.device.ordinal: expected u32, got 4294967296",
+                  Edit(("catalog", "device", "ordinal"), "set", 1 << 32)),
+    _catalog_cell("catalog_u64_memory_boolean", "01.5/unsigned_rejects_bool", _SER,
+                  "$.device.total_memory_bytes: expected u64, got True",
+                  Edit(("catalog", "device", "total_memory_bytes"), "set", True)),
     # 03.11.3: the reference-oracle graph
     ScenarioCell("oracle_target_version", "03.11.3/oracle_target_version", _EP,
                  "references an incompatible oracle version", make=_oracle_version),

@@ -412,18 +412,44 @@ def _spliced(name: str, path: tuple[Any, ...], text: str) -> bytes:
     return encode(value).replace(b'"__spliced__"', text.encode(), 1)
 
 
+_TYPE_ERROR = "01.3.6/decode_type_error"
+
+
 @pytest.mark.parametrize(
-    ("text", "rule"),
+    ("text", "rules"),
     [
-        ("-0", "01.3.3/decode_minus_zero_integer_field"),
-        ("NaN", "01.3.3/decode_nan_infinity"),
-        ("-Infinity", "01.3.3/decode_nan_infinity"),
-        (str(2**64), "01.3.3/decode_integer_out_of_range"),
-        ("1e400", "05.9.1/step2_not_json"),
+        ("-0", ("01.3.3/decode_minus_zero_integer_field", _TYPE_ERROR)),
+        ("NaN", ("01.3.3/decode_nan_infinity",)),
+        ("-Infinity", ("01.3.3/decode_nan_infinity",)),
+        (str(2**64), ("01.3.3/decode_integer_out_of_range", _TYPE_ERROR)),
+        ("1e400", ("05.9.1/step2_not_json",)),
     ],
 )
-def test_each_strict_reader_refusal_raises_at_the_site_of_its_rule(text: str, rule: str) -> None:
-    assert _rules_of(_spliced("plan_fixture_0", ("payload", "maximum_scheduled_tokens"), text)) == (rule,)
+def test_each_strict_reader_refusal_raises_at_the_site_of_its_rule(text: str, rules: tuple[str, ...]) -> None:
+    """A ``-0`` or an integer past ``u64`` is a float to serde: a type error of the typed decode (01 §3.6)."""
+    assert _rules_of(_spliced("plan_fixture_0", ("payload", "maximum_scheduled_tokens"), text)) == rules
+
+
+@pytest.mark.parametrize(
+    ("text", "rules"),
+    [
+        ("3.0", ("01.5/unsigned_rejects_float", "04.0/unsigned_fields_range_checked", _TYPE_ERROR)),
+        ("true", ("01.5/unsigned_rejects_bool", "04.0/unsigned_fields_range_checked", _TYPE_ERROR)),
+        ('"3"', ("01.5/struct_wrong_json_type", _TYPE_ERROR)),
+        ("-3", ("01.5/unsigned_rejects_negative", "04.0/unsigned_fields_range_checked")),
+        (str(2**32), ("01.5/unsigned_rejects_out_of_range", "04.0/unsigned_fields_range_checked")),
+    ],
+)
+def test_each_way_of_not_being_an_unsigned_integer_raises_at_its_own_site(text: str, rules: tuple[str, ...]) -> None:
+    """A float, a boolean or another JSON type in a ``u32`` field is a type error of the typed decode (01 §3.6);
+    a negative integer or one past ``u32`` is a value error."""
+    assert _rules_of(_spliced("plan_fixture_0", ("payload", "memory", "maximum_active_sequences"), text)) == rules
+
+
+@pytest.mark.parametrize("text", ["8.0", "true", '"8"', "-8", str(2**16)])
+def test_a_header_number_of_the_wrong_type_or_outside_u16_is_a_step_2_refusal(text: str) -> None:
+    rules = _rules_of(_spliced("plan_fixture_0", ("payload", "schema", "major"), text))
+    assert "05.9.1/step2_header_numbers" in rules and _TYPE_ERROR not in rules
 
 
 def test_a_repeated_key_raises_at_the_duplicate_key_site() -> None:

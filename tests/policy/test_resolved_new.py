@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conformance.reach.attribution import error_rules
 from reference.catalog.storage import DynamicStorageProfile
 from reference.errors import InvalidExecutionPlan, InvalidResolvedModelPlan
 from reference.policy import (
@@ -108,6 +109,23 @@ def test_each_row_rejects_with_its_field(mutate: Any, field: str) -> None:
     fields = base()
     mutate(fields)
     assert_rmp(fields, field)
+
+
+_ROW1 = ("must contain between 1 and 160 bytes", ("04.3.2/row01_policy_id_length", "01.1.4/policy_id_length"))
+_ROW2 = ("contains a non-portable character", ("04.3.2/row02_policy_id_portable_bytes", "01.1.4/policy_id_charset"))
+
+
+@pytest.mark.parametrize(
+    ("policy_id", "reason", "rules"), [("", *_ROW1), (" " * 161, *_ROW1), ("runtime policy", *_ROW2)]
+)
+def test_policy_id_rows_raise_at_their_own_sites(policy_id: str, reason: str, rules: tuple[str, ...]) -> None:
+    """Row 1 (length, checked first) and row 2 (portable bytes) are refused at one site each, with the same error."""
+    fields = base()
+    fields["policy_id"] = policy_id
+    with pytest.raises(InvalidResolvedModelPlan) as info:
+        build(fields)
+    assert (info.value.field, info.value.reason) == ("runtime_policy.policy_id", reason)
+    assert error_rules(info.value) == rules
 
 
 def test_policy_id_boundaries() -> None:

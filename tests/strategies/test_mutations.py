@@ -15,6 +15,7 @@ from strategies.mutations import (
     Cell,
     cell_from_id,
     cells_of,
+    decoding_rules,
     expected_kind,
     format_path,
     json_paths,
@@ -90,6 +91,17 @@ def test_known_kinds_are_decoding_rules_outside_free_json() -> None:
     assert expected_kind(Cell("plan_fixture", ("catalog", "device", "ordinal"), "past_u64")) == "serialization"
     assert expected_kind(Cell("plan_fixture", ("family", "raw_config", "width"), "as_float")) is None
     assert expected_kind(Cell("plan_fixture", ("catalog", "device", "ordinal"), "zero")) is None
+
+
+def test_a_cell_names_the_decoding_rule_its_mutation_decides_only() -> None:
+    """An integer past ``u64`` is refused by the strict parser wherever an integer is declared (01.3.3); no other
+    mutation names a rule, nor does one in free JSON, whose refusal ``expected_kind`` does not pin."""
+    assert decoding_rules(Cell("plan_fixture", ("catalog", "device", "ordinal"), "past_u64")) == (
+        "01.3.3/decode_integer_out_of_range",
+    )
+    assert decoding_rules(Cell("plan_fixture", ("family", "raw_config", "width"), "past_u64")) == ()
+    for mutation in ("minus_one", "as_float", "past_u32", "zero", "null"):
+        assert decoding_rules(Cell("plan_fixture", ("catalog", "device", "ordinal"), mutation)) == ()
 
 
 def test_ci_cells_exist_and_are_distinct() -> None:
