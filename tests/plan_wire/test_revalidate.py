@@ -16,6 +16,7 @@ from reference.errors import PlanHashMismatch, UnsupportedPlanSchema, VNextError
 from reference.plan.build import build_execution_plan
 from reference.plan.decode import decode_untrusted
 from reference.plan.revalidate import from_json_validated, revalidate, validate_against
+from reference.recomputation import computed_directly
 from reference.scenario.plan import build_scenario_plan, revalidate_scenario_wire, scenario_trusted_inputs
 from reference.versions import PlanSchemaVersion
 from seeds.catalogs import catalog_with_secondary_provider
@@ -379,8 +380,9 @@ def test_validate_against_accepts_its_own_inputs_and_rejects_others() -> None:
             completion_retention=["value.output"],
         ),
     )
-    # Resolutions from another registry instance carry another authority.
-    other = scenario_trusted_inputs(plan_fixture_scenario(0))
+    # Resolutions from another registry instance (a fresh build, not the memoized one) carry another authority.
+    with computed_directly():
+        other = scenario_trusted_inputs(plan_fixture_scenario(0))
     assert other.resolutions[0].registry_authority != inputs.resolutions[0].registry_authority
     error = raises_kind(
         EP, lambda: validate_against(plan, inputs.family, inputs.catalog, inputs.policy, other.resolutions)
