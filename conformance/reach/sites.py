@@ -455,12 +455,20 @@ class SiteIndex:
 
 def _relative_frames(frames: Iterable[tuple[str, int]], root: Path | None) -> Iterator[tuple[str, int]]:
     """The frames inside the scanned checkout, with repository-relative paths."""
-    base = (reference_root() if root is None else root).parent.resolve()
+    base = (reference_root() if root is None else root).parent
     for filename, line in frames:
-        try:
-            yield Path(filename).resolve().relative_to(base).as_posix(), line
-        except ValueError:
-            continue
+        relative = _relative_path(filename, base)
+        if relative is not None:
+            yield relative, line
+
+
+@cache
+def _relative_path(filename: str, base: Path) -> str | None:
+    """``filename`` relative to the resolved ``base``, or None outside it (a few files, met again and again)."""
+    try:
+        return Path(filename).resolve().relative_to(base.resolve()).as_posix()
+    except ValueError:
+        return None
 
 
 def frames_of(exc: BaseException) -> Iterator[tuple[str, int]]:
