@@ -487,7 +487,7 @@ WIRE_CELLS: Final[tuple[WireCell, ...]] = (
        "checkpoint pool growth has no capacity policy",
        Edit((*_POOLS, _STATE, "checkpoint_growth_ceiling_bytes"), "set", 16),
        Edit((*_POOLS, _STATE, "provisioning", "maximum_resident_bytes"), "add", 16)),
-    _c("pool_growth_not_the_cap", "reusable_state_chain", "05.7.12/growth_disagreement_rejected",
+    _c("pool_growth_not_the_cap", "reusable_state_chain", "05.9.5/checkpoint_growth_removed_or_cap_changed",
        "checkpoint pool growth differs from its State allocation quantum or cap",
        Edit((*_POOLS, _STATE, "checkpoint_growth_ceiling_bytes"), "set", 16),
        Edit((*_POOLS, _STATE, "provisioning", "maximum_resident_bytes"), "add", 16)),

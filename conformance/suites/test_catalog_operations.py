@@ -404,7 +404,6 @@ REQUESTS: list[Any] = [
 @pytest.mark.rules(
     "03.11.4/reasons_order",
     "03.11.4/report_shape",
-    "03.11.4/report_shape_built_from_catalog",
     "03.11.4/reason_wire_tagged",
     "03.11.4/compat_required_capabilities_added",
 )
