@@ -12,8 +12,10 @@ a clipped statement and whether an operation of the protocol can expose a backen
   schema-checked) and shows each rule's status in that run and the cases that checked it; the last line is the
   run summary's rule line.
 * ``--require-exercised`` (with ``--report``) is a CI gate: exit 1 when a reachable rule shown is
-  ``not_exercised`` or ``failed`` in the report. Use it on the report of an unfiltered run: a run with
-  ``--only``, ``--skip`` or ``--case`` leaves the rules of the cases it did not run not exercised.
+  ``not_exercised`` or ``failed`` in the report, or when a case checked a rule the catalogue marks as
+  observable by no operation (the marking or the case's claim is wrong). Use it on the report of an
+  unfiltered run: a run with ``--only``, ``--skip`` or ``--case`` leaves the rules of the cases it did not
+  run not exercised.
 * ``--json`` prints one JSON object per rule (``schemas/protocol/rules.json``) and nothing else on stdout.
 
 On a terminal the listing is a ``rich`` table; elsewhere plain aligned columns. Exit status: 0 listed (and,
@@ -54,6 +56,8 @@ RULES_HELP: Final = "list the contract rules: per backend (--backend) and per ru
 SHEETS: Final = ("01", "02", "03", "04", "05")
 #: Statuses ``--require-exercised`` refuses for a reachable rule.
 GATED: Final = frozenset({RuleStatus.NOT_EXERCISED, RuleStatus.FAILED})
+#: Statuses ``--require-exercised`` refuses for a rule no operation can observe: a case claimed it.
+CLAIMED: Final = frozenset({RuleStatus.PASSED, RuleStatus.FAILED})
 #: Run arguments that leave cases out (the report's header keeps the run's arguments).
 _SELECTING: Final = ("--only", "--skip", "--case", "-k", "--deselect")
 _STATEMENT: Final = 60
@@ -318,16 +322,25 @@ def _show(
 
 def _gate(rows: Sequence[RuleRow]) -> tuple[Exit, list[str]]:
     missing = [row for row in rows if row.rule.reachable and row.status in GATED]
-    if not missing:
+    claimed = [row for row in rows if not row.rule.reachable and row.status in CLAIMED]
+    if not missing and not claimed:
         checked = sum(row.rule.reachable for row in rows)
         return Exit.PASSED, [f"require-exercised: passed ({checked} reachable rules shown, none missing)"]
-    counts = Counter(row.status.value for row in missing if row.status is not None)
-    lines = [
-        f"require-exercised: FAILED: {len(missing)} reachable rules are not exercised or failed in the report ("
-        + ", ".join(f"{counts[name]} {name}" for name in sorted(counts))
-        + ")"
-    ]
-    lines += [f"  {row.rule.id} [{row.status.value if row.status else '?'}]" for row in missing]
+    lines = []
+    if missing:
+        counts = Counter(row.status.value for row in missing if row.status is not None)
+        lines.append(
+            f"require-exercised: FAILED: {len(missing)} reachable rules are not exercised or failed in the report ("
+            + ", ".join(f"{counts[name]} {name}" for name in sorted(counts))
+            + ")"
+        )
+        lines += [f"  {row.rule.id} [{row.status.value if row.status else '?'}]" for row in missing]
+    if claimed:
+        lines.append(
+            f"require-exercised: FAILED: {len(claimed)} rules the catalogue marks as observable by no operation were "
+            "checked by a case (the marking or the case's claim is wrong)"
+        )
+        lines += [f"  {row.rule.id} [{row.rule.why_unreachable()}]" for row in claimed]
     return Exit.FAILED, lines
 
 

@@ -382,6 +382,27 @@ def test_require_exercised_fails_on_a_failed_rule(
     assert f"  {victim} [failed]" in err.splitlines()
 
 
+def test_require_exercised_fails_on_an_unreachable_rule_a_case_claimed(
+    capsys: pytest.CaptureFixture[str], ran: tuple[Path, str], tmp_path: Path
+) -> None:
+    report, _ = ran
+    catalogue_rules = catalogue().by_id
+    victim = next(
+        r["rule_id"]
+        for r in _records(report)
+        if r["record"] == "rule" and r["status"] == "unreachable" and catalogue_rules[r["rule_id"]].internal
+    )
+    planted = _rewritten(
+        report,
+        tmp_path / "claimed.jsonl",
+        lambda r: "passed" if r["rule_id"] == victim or r["status"] == "not_exercised" else None,
+    )
+    status, out, err = _rules(capsys, "--report", str(planted), "--require-exercised")
+    assert status == Exit.FAILED, out[-2000:]
+    assert "require-exercised: FAILED: 1 rules the catalogue marks as observable by no operation were checked" in out
+    assert f"  {victim} [internal: " in out and "Traceback" not in err
+
+
 def test_rules_the_report_does_not_know_count_as_not_checked(
     capsys: pytest.CaptureFixture[str], ran: tuple[Path, str], tmp_path: Path
 ) -> None:
