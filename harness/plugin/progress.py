@@ -181,9 +181,15 @@ class RunProgress:
         self._thread.start()
 
     def _beat(self) -> None:
-        while not self._stop.wait(1.0):
-            if time.monotonic() - self._last_line >= self.heartbeat:
-                self._line(self.status_line())
+        while not self._stop.wait(min(1.0, self.heartbeat)):
+            self.beat(time.monotonic())
+
+    def beat(self, now: float) -> bool:
+        """A status line when the last line is at least ``heartbeat`` seconds older than ``now``; whether one was."""
+        if now - self._last_line < self.heartbeat:
+            return False
+        self._line(self.status_line())
+        return True
 
     def stop(self) -> None:
         self._stop.set()

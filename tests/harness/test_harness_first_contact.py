@@ -3,6 +3,7 @@ step can show, the Action, the shipped examples, and a working directory left cl
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import shlex
@@ -15,6 +16,7 @@ import yaml
 
 import schemas
 from harness.cli.commands import build_parser
+from harness.plugin.progress import RunProgress
 from harness.reports.badge import render_badge
 from harness.reports.html import render_html
 from harness.reports.markdown import render_markdown
@@ -122,8 +124,17 @@ def test_progress_lines_in_a_log(tmp_path: Path) -> None:
     assert proc.returncode == 0
     assert re.search(r"^describe: \d+ cases, 0 failed, 0 n/a in", proc.stderr, re.MULTILINE), proc.stderr
     assert re.search(r"^corpus: \d+ cases, 0 failed, 0 n/a in", proc.stderr, re.MULTILINE), proc.stderr
-    # heartbeats every 0.5 s: the run's start-up and collection alone last longer than that
-    assert re.search(r"^\[\d\d:\d\d\] (collecting the cases|\d+/53 cases)", proc.stderr, re.MULTILINE)
+
+
+def test_a_heartbeat_line_comes_once_the_last_line_is_a_heartbeat_old() -> None:
+    stream = io.StringIO()
+    progress = RunProgress(heartbeat=30.0, live=False, stream=stream)
+    progress.expect({"describe": 3})
+    last = progress._last_line
+    assert not progress.beat(last + 29.9) and stream.getvalue() == ""
+    assert progress.beat(last + 30.0)
+    assert re.fullmatch(r"\[\d\d:\d\d\] 0/3 cases \(0%\), 0 failed\n", stream.getvalue()), stream.getvalue()
+    assert not progress.beat(progress._last_line + 1.0)
 
 
 def test_a_run_leaves_only_its_cache_directory_and_the_reports_asked_for(tmp_path: Path) -> None:
