@@ -41,6 +41,7 @@ __all__ = [
     "fingerprint",
     "format_float",
     "is_canonical_sha256",
+    "loads_if_plain",
     "loads_last_wins",
     "loads_strict",
     "sha256_hex",
@@ -390,9 +391,9 @@ def loads_strict(
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
     if max_bytes is not None and len(raw) > max_bytes:
         raise Serialization(context, f"wire size {len(raw)} exceeds limit {max_bytes}")  # rule: 01.3.6/decode_size_cap
-    accepted = _accepted_as_is(raw)
-    if accepted is not _UNDECIDED:
-        return accepted
+    plain = loads_if_plain(raw)
+    if plain is not None:
+        return plain[0]
     if raw.startswith(_BOM):
         raise Serialization(context, "a byte-order mark is not JSON")  # rule: 05.9.1/step2_not_json
     try:
@@ -432,12 +433,9 @@ def loads_strict(
     return value
 
 
-#: ``_accepted_as_is`` leaves the text to the full decoder.
-_UNDECIDED: Final = object()
-
-
-def _accepted_as_is(raw: bytes) -> Any:
-    """The value of ``raw`` when it is plainly acceptable, else ``_UNDECIDED`` (the full decoder decides).
+def loads_if_plain(raw: bytes) -> tuple[JsonValue] | None:
+    """``(value,)`` when ``raw`` is plainly acceptable JSON, ``value`` being what ``loads_strict`` returns for it;
+    ``None`` when the full decoder must decide (it may still accept).
 
     A fast parser (orjson) reads the text; the value stands when the compiled text facts show what that
     parser does not check: nesting below ``MAX_JSON_DEPTH``, no integer ``-0``, and as many object
@@ -446,17 +444,17 @@ def _accepted_as_is(raw: bytes) -> Any:
     and so does every text it refuses, so every refusal is worded by the full decoder.
     """
     if _COMPILED is None:
-        return _UNDECIDED
+        return None
     depth, colons, negative_zero = _COMPILED.text_facts(raw, MAX_JSON_DEPTH)
     if depth < 0 or negative_zero:
-        return _UNDECIDED
+        return None
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError:
-        return _UNDECIDED
+        return None
     if _COMPILED.members(value) != colons:
-        return _UNDECIDED
-    return value
+        return None
+    return (value,)
 
 
 _WS: Final = re.compile(r"[ \t\n\r]*")

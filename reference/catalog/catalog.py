@@ -204,7 +204,9 @@ class CapabilityCatalog:
     def provider_compatibility(self, request: ProviderCompatibilityRequest) -> ProviderCompatibilityReport:
         """The catalog half of resolution (§11.4 steps 1-5); the report carries the request as step 2 extends it
         (the operation's provider capabilities added)."""
-        operation = self.operation(request.operation_id)
+        operation = self.operation(  # rule when 03.11.4/operation_lookup_absent: 03.11.4/compat_unknown_operation
+            request.operation_id
+        )
         required_capabilities = request.required_capabilities | operation.provider.required_capabilities
         request = replace(request, required_capabilities=required_capabilities)
         compatible: list[ProviderId] = []

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Final, NoReturn
 
-from reference.canonical import JsonValue, canonical_bytes, loads_strict
+from reference.canonical import JsonValue, canonical_bytes, is_canonical_sha256, loads_if_plain, loads_strict
 from reference.collector import collector_paused
 from reference.errors import Serialization, UnsupportedPlanSchema, VNextError
 from reference.ids import PlanHash
@@ -181,6 +181,33 @@ def _decode_or_built(raw_bytes: bytes) -> UnvalidatedExecutionPlan:
     """The plan whose own wire ``raw_bytes`` is, when the reference wrote it lately; else the five steps."""
     built = serialized_plan(raw_bytes)
     return UnvalidatedExecutionPlan.of_built(built) if built is not None else _decode(raw_bytes)
+
+
+def decoded_as(raw_bytes: bytes, plan: ExecutionPlan) -> UnvalidatedExecutionPlan | None:
+    """What ``decode_untrusted(raw_bytes)`` returns when the wire spells ``plan``'s own payload (members in any
+    order, any whitespace) with a canonical hash, found without the typed parse; ``None`` for any other wire.
+
+    Such a wire passes every step: its size is within the cap, the strict reader takes it (``loads_if_plain``),
+    its schema is the plan's, and a payload canonically equal to a built plan's decodes to that payload (the
+    round trip of a built plan). Anything else, a malformed hash included, is left to the five steps.
+    """
+    if len(raw_bytes) > MAX_EXECUTION_PLAN_WIRE_BYTES or memos_bypassed():
+        return None
+    plain = loads_if_plain(raw_bytes)
+    if plain is None:
+        return None
+    (value,) = plain
+    if not (isinstance(value, dict) and value.keys() == {"payload", "plan_hash"}):
+        return None
+    carried = value["plan_hash"]
+    if not is_canonical_sha256(carried):
+        return None
+    canonical = plan.payload_canonical_bytes(context=DECODE_CONTEXT)
+    if canonical_bytes(value["payload"], context=DECODE_CONTEXT) != canonical:
+        return None
+    unvalidated = UnvalidatedExecutionPlan(plan.payload, PlanHash(carried))
+    unvalidated._canonical_payload.append(canonical)
+    return unvalidated
 
 
 def _remember(raw_bytes: bytes, outcome: UnvalidatedExecutionPlan | tuple[VNextError, TracebackType | None]) -> None:

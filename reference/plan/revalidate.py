@@ -32,7 +32,7 @@ from reference.collector import collector_paused
 from reference.errors import PlanHashMismatch, invalid_plan
 from reference.model.prepared import PreparedModelFamily
 from reference.plan.build import build_execution_plan
-from reference.plan.decode import UnvalidatedExecutionPlan, check_plan_schema, decode_untrusted
+from reference.plan.decode import UnvalidatedExecutionPlan, check_plan_schema, decode_untrusted, decoded_as
 from reference.plan.execution_plan import ExecutionPlan
 from reference.plan.request import CompletionRetentionSpec
 from reference.policy.runtime_policy import RuntimePolicy
@@ -123,19 +123,25 @@ def revalidate_wire(data: bytes | bytearray | memoryview, rebuild: Callable[[], 
     """Decode ``data``, check its schema, then compare it with ``rebuild()``: the outcome of that order.
 
     ``rebuild`` is pure (it may raise). It runs first: a wire equal byte for byte to the rebuilt
-    plan's ``to_json()`` is that plan. On any other wire, or when ``rebuild`` raises, the steps run
+    plan's ``to_json()`` is that plan, and a wire spelling the rebuilt payload otherwise (members in
+    another order, whitespace, another canonical hash) decodes to that payload (``decoded_as``), so
+    only the hashes are compared. On any other wire, or when ``rebuild`` raises, the steps run
     in their order (the decode's rejection first) with the rebuilt plan reused when there is one.
     ``decode_untrusted`` already refuses every schema but 8.1, so the schema check cannot fail
     after it and its place relative to the rebuild's own errors is immaterial.
     """
     raw = bytes(data)
     rebuilt: ExecutionPlan | None = None
+    spelled: UnvalidatedExecutionPlan | None = None
     try:
         rebuilt = rebuild()
         if rebuilt.to_json() == raw:
             return rebuilt
+        spelled = decoded_as(raw, rebuilt)
     except Exception:  # the full path below raises it again, in its place
         pass
+    if rebuilt is not None and spelled is not None:
+        return compare_with_rebuild(spelled, rebuilt)
     unvalidated = decode_untrusted(raw)
     check_plan_schema(unvalidated.schema())
     if rebuilt is None:

@@ -3,14 +3,17 @@ a wire the reference wrote lately are that plan's payload and hash, exactly what
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from reference.errors import VNextError
 from reference.plan import decode as decode_module
 from reference.plan import execution_plan as execution_plan_module
+from reference.plan import revalidate as revalidate_module
 from reference.plan.decode import decode_untrusted
 from reference.plan.execution_plan import ExecutionPlan, forget_serialized, serialized_plan
-from reference.scenario.plan import build_scenario_plan
+from reference.scenario.plan import build_scenario_plan, revalidate_scenario_wire
 from strategies.forged_wire import PlanTarget
 from strategies.forgery import forge_seeded, reference_targets
 
@@ -107,3 +110,43 @@ def test_forgotten_wires_are_parsed_and_only_so_many_wire_bytes_are_remembered(m
     assert serialized_plan(first.wire) is None, "the older wire leaves once the memo holds too many bytes"
     newest = serialized_plan(second.wire)
     assert newest is not None and newest.to_json() == second.wire
+
+
+def _spellings(target: PlanTarget) -> list[bytes]:
+    """The target's wire spelled otherwise: members reordered, whitespace, other hashes, and near misses."""
+    raw = target.raw()
+    payload, plan_hash = raw["payload"], raw["plan_hash"]
+    reordered = {key: payload[key] for key in reversed(list(payload))}
+    other_hash = "0" * 64 if plan_hash != "0" * 64 else "1" * 64
+    return [
+        json.dumps({"plan_hash": plan_hash, "payload": reordered}).encode(),
+        json.dumps(raw, indent=2).encode(),
+        json.dumps({"payload": payload, "plan_hash": other_hash}).encode(),
+        json.dumps({"payload": payload, "plan_hash": plan_hash.upper()}).encode(),
+        json.dumps({"payload": payload, "plan_hash": plan_hash, "extra": 1}).encode(),
+        json.dumps({"payload": {**payload, "plan_id": "plan/sha256/" + other_hash}, "plan_hash": plan_hash}).encode(),
+        json.dumps({"payload": payload, "plan_hash": plan_hash, "plan_hash ": plan_hash}).encode(),
+        target.wire[:-1] + b',"plan_hash":"' + plan_hash.encode() + b'"}',
+        target.wire + b" " * 3,
+    ]
+
+
+def _outcome(target: PlanTarget, wire: bytes) -> object:
+    try:
+        return ("accepted", revalidate_scenario_wire(target.scenario, wire).plan_hash.value)
+    except VNextError as error:
+        return ("refused", error.to_dict())
+
+
+@pytest.mark.parametrize("target", reference_targets(), ids=lambda target: target.name)
+def test_a_spelling_of_the_rebuilt_payload_is_answered_as_the_five_steps_answer(
+    target: PlanTarget, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wires = _spellings(target)
+    taken = [decode_module.decoded_as(wire, build_scenario_plan(target.scenario)) is not None for wire in wires]
+    assert taken == [True, True, True, False, False, False, False, False, True]
+    fast = [_outcome(target, wire) for wire in wires]
+    monkeypatch.setattr(revalidate_module, "decoded_as", lambda *_: None)
+    decode_module._RECENT.clear()
+    assert [_outcome(target, wire) for wire in wires] == fast
+    assert fast[2][0] == "refused" and fast[2][1]["kind"] == "plan_hash_mismatch"  # type: ignore[index]
