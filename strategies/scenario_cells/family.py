@@ -17,6 +17,7 @@ from typing import Any, Final
 from strategies.budget import base_scenario
 from strategies.json_edits import Edit
 from strategies.scenario_cells.cell import ScenarioCell
+from strategies.scenario_cells.encodings import block_quantized, dense_affine, quantized
 
 __all__ = ["CELLS"]
 
@@ -50,21 +51,6 @@ def _component(role: str, encoding: Any, dimensions: tuple[int, ...] = (4,), nam
     """An unreferenced, optional weight component (its own checks run before any tensor's)."""
     return {"id": f"weight.{name}", "role": role, "external_names": [f"{name}.bin"], "dimensions": list(dimensions),
             "encoding": encoding, "required": False}  # fmt: skip
-
-
-def _quantized(**changes: Any) -> dict[str, Any]:
-    spec = {"format_id": "quantization-format.test", "bits_per_weight": 4, "grouping": {"kind": "fixed", "size": 4},
-            "packing": "linear", "scale_type": "f16", "zero_point_type": None}  # fmt: skip
-    return {"quantized": {**spec, **changes}}
-
-
-def _block_quantized(**changes: Any) -> dict[str, Any]:
-    spec = {"format_id": "quantization-format.block", "logical_values_per_block": 32, "bytes_per_block": 18}
-    return {"block_quantized": {**spec, **changes}}
-
-
-def _dense_affine(element_type: str) -> dict[str, Any]:
-    return {"dense_affine": {"element_type": element_type, "scale": dict(_ONE), "bias": dict(_ONE)}}
 
 
 def _checkpoint_inputs(**changes: Any) -> dict[str, Any]:
@@ -771,49 +757,49 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         "01.5/enum_variant_shape",
         _SER,
         "quantization grouping needs a `kind`",
-        _component("packed_values", _quantized(grouping={"size": 4})),
+        _component("packed_values", quantized(grouping={"size": 4})),
     ),
     _component_cell(
         "block2d_shape_length",
         "02.8.2/block2d_zero_entry_decode_error",
         _SER,
         "expected an array of 2 non-zero u32",
-        _component("packed_values", _quantized(grouping={"kind": "block2d", "block_shape": [4]})),
+        _component("packed_values", quantized(grouping={"kind": "block2d", "block_shape": [4]})),
     ),
     _component_cell(
         "block2d_shape_zero",
         "02.8.2/block2d_zero_entry_decode_error",
         _SER,
         "block extents must be non-zero",
-        _component("packed_values", _quantized(grouping={"kind": "block2d", "block_shape": [4, 0]})),
+        _component("packed_values", quantized(grouping={"kind": "block2d", "block_shape": [4, 0]})),
     ),
     _component_cell(
         "fixed_group_not_power_of_two",
         "02.8.2/fixed_group_power_of_two",
         _EP,
         "group sizes must be non-zero powers of two",
-        _component("packed_values", _quantized(grouping={"kind": "fixed", "size": 3})),
+        _component("packed_values", quantized(grouping={"kind": "fixed", "size": 3})),
     ),
     _component_cell(
         "scale_type_integer",
         "02.8.2/scale_type_float",
         _EP,
         "scale type must be f16, bf16 or f32",
-        _component("packed_values", _quantized(scale_type="u8")),
+        _component("packed_values", quantized(scale_type="u8")),
     ),
     _component_cell(
         "zero_point_type_float",
         "02.8.2/zero_point_type_integer",
         _EP,
         "zero-point type must be u8, u32, i8 or i32",
-        _component("packed_values", _quantized(zero_point_type="f32")),
+        _component("packed_values", quantized(zero_point_type="f32")),
     ),
     _component_cell(
         "block_values_per_block_zero",
         "02.8.2/block_values_per_block_positive",
         _EP,
         "needs non-zero values and bytes per block",
-        _component("packed_values", _block_quantized(logical_values_per_block=0)),
+        _component("packed_values", block_quantized(logical_values_per_block=0)),
     ),
     # 02.8.6: component checks of the weight schema
     _component_cell(
@@ -821,22 +807,22 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         "02.8.6/conflicting_quantization_abi",
         _IMC,
         "has conflicting physical ABIs",
-        _component("packed_values", _quantized()),
-        _component("packed_values", _quantized(bits_per_weight=3), name="extra2"),
+        _component("packed_values", quantized()),
+        _component("packed_values", quantized(bits_per_weight=3), name="extra2"),
     ),
     _component_cell(
         "dense_affine_scales_role",
         "02.8.6/dense_affine_role_values",
         _IMC,
         "dense_affine needs role values and a float type",
-        _component("scales", _dense_affine("f32")),
+        _component("scales", dense_affine("f32")),
     ),
     _component_cell(
         "dense_affine_integer_type",
         "02.8.6/dense_affine_float_type",
         _IMC,
         "dense_affine needs role values and a float type",
-        _component("values", _dense_affine("u8")),
+        _component("values", dense_affine("u8")),
     ),
     _cell(
         "component_bytes_overflow",
@@ -852,7 +838,7 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         "02.8.6/role_scales_encoding",
         _IMC,
         "role scales does not accept its encoding",
-        _component("scales", _quantized()),
+        _component("scales", quantized()),
     ),
     _component_cell(
         "zero_points_role_float",

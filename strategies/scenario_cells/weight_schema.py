@@ -17,6 +17,7 @@ from typing import Any, Final
 
 from strategies.json_edits import Edit
 from strategies.scenario_cells.cell import ScenarioCell
+from strategies.scenario_cells.encodings import block_quantized, dense, dense_affine, quantized
 
 __all__ = ["CELLS"]
 
@@ -59,28 +60,8 @@ def _component(role: str, encoding: Any, dimensions: tuple[int, ...] = (4,), nam
             "encoding": encoding, "required": False}  # fmt: skip
 
 
-def _dense(element_type: str) -> dict[str, Any]:
-    return {"dense": {"element_type": element_type}}
-
-
-def _quantized(**changes: Any) -> dict[str, Any]:
-    spec = {"format_id": "quantization-format.test", "bits_per_weight": 4, "grouping": {"kind": "fixed", "size": 4},
-            "packing": "linear", "scale_type": "f16", "zero_point_type": None}  # fmt: skip
-    return {"quantized": {**spec, **changes}}
-
-
-def _block_quantized(**changes: Any) -> dict[str, Any]:
-    spec = {"format_id": "quantization-format.block", "logical_values_per_block": 32, "bytes_per_block": 18}
-    return {"block_quantized": {**spec, **changes}}
-
-
-def _dense_affine(element_type: str) -> dict[str, Any]:
-    one = {"numerator": 1, "denominator": 1}
-    return {"dense_affine": {"element_type": element_type, "scale": dict(one), "bias": dict(one)}}
-
-
 #: A component refused by step 3a, appended after the schema's own: what a tree within the budget meets next.
-_ZERO_COMPONENT: Final = Edit(_COMPONENTS, "append", _component("values", _dense("f32"), (4, 0), name="zero"))
+_ZERO_COMPONENT: Final = Edit(_COMPONENTS, "append", _component("values", dense("f32"), (4, 0), name="zero"))
 
 
 def _appended(*components: dict[str, Any]) -> tuple[Edit, ...]:
@@ -170,7 +151,7 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         "02.8.6/empty_external_names",
         _IMC,
         "component `weight.extra` is duplicated or empty",
-        _appended(_component("values", _dense("f32"), external_names=[])),
+        _appended(_component("values", dense("f32"), external_names=[])),
         _AT_COMPONENTS,
     ),
     _cell(
@@ -178,7 +159,7 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         "02.8.6/empty_component_dimensions",
         _IMC,
         "component `weight.extra` is duplicated or empty",
-        _appended(_component("values", _dense("f32"), ())),
+        _appended(_component("values", dense("f32"), ())),
         _AT_COMPONENTS,
     ),
     _cell(
@@ -186,7 +167,7 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         "02.8.6/blank_external_name",
         _IMC,
         "is blank or duplicated",
-        _appended(_component("values", _dense("f32"), external_names=["\u3000\t "])),
+        _appended(_component("values", dense("f32"), external_names=["\u3000\t "])),
         _AT_COMPONENTS,
     ),
     # 02.8.2 / 02.8.6 step 3b: a quantization spec's own checks, raised bare
@@ -195,7 +176,7 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         "02.8.6/quantization_spec_checked_bare",
         _EP,
         "bits_per_weight must be in 1..=8",
-        _appended(_component("packed_values", _quantized(bits_per_weight=0))),
+        _appended(_component("packed_values", quantized(bits_per_weight=0))),
         {},
     ),
     _cell(
@@ -203,7 +184,7 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         "02.8.2/block2d_powers_of_two",
         _EP,
         "group sizes must be non-zero powers of two",
-        _appended(_component("packed_values", _quantized(grouping={"kind": "block2d", "block_shape": [4, 3]}))),
+        _appended(_component("packed_values", quantized(grouping={"kind": "block2d", "block_shape": [4, 3]}))),
         {},
     ),
     _cell(
@@ -211,7 +192,7 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         "02.8.2/block_bytes_per_block_positive",
         _EP,
         "needs non-zero values and bytes per block",
-        _appended(_component("packed_values", _block_quantized(bytes_per_block=0))),
+        _appended(_component("packed_values", block_quantized(bytes_per_block=0))),
         {},
     ),
     # 02.8.6 step 3f: the encodings a role accepts
@@ -220,7 +201,7 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         "02.8.6/role_indices_encoding",
         _IMC,
         "role indices does not accept its encoding",
-        _appended(_component("indices", _dense("f32"))),
+        _appended(_component("indices", dense("f32"))),
         _AT_ENCODING,
     ),
     _cell(
@@ -228,7 +209,7 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         "02.8.6/role_permutation_encoding",
         _IMC,
         "role permutation does not accept its encoding",
-        _appended(_component("permutation", _dense("f16"))),
+        _appended(_component("permutation", dense("f16"))),
         _AT_ENCODING,
     ),
     _cell(
@@ -236,7 +217,7 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         "02.8.6/role_packed_values_encoding",
         _IMC,
         "role packed_values does not accept its encoding",
-        _appended(_component("packed_values", _dense("u8"))),
+        _appended(_component("packed_values", dense("u8"))),
         _AT_ENCODING,
     ),
     # 02.8.6 steps 3a-3f: one component's checks in order, each component's before the next one's
@@ -245,7 +226,7 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         "02.8.6/component_checks_in_order",
         _IMC,
         "component `weight.extra` has a zero dimension",
-        _appended(_component("packed_values", _quantized(bits_per_weight=0), (4, 0))),
+        _appended(_component("packed_values", quantized(bits_per_weight=0), (4, 0))),
         _AT_COMPONENTS,
     ),
     _cell(
@@ -254,8 +235,8 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         _EP,
         "bits_per_weight must be in 1..=8",
         _appended(
-            _component("packed_values", _quantized()),
-            _component("packed_values", _quantized(bits_per_weight=0), name="extra2"),
+            _component("packed_values", quantized()),
+            _component("packed_values", quantized(bits_per_weight=0), name="extra2"),
         ),
         {},
     ),
@@ -264,7 +245,7 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         "02.8.6/component_checks_in_order",
         _IMC,
         "dense_affine needs role values and a float type",
-        _appended(_component("scales", _dense_affine("f32"), _OVERFLOWING)),
+        _appended(_component("scales", dense_affine("f32"), _OVERFLOWING)),
         _AT_ENCODING,
     ),
     _cell(
@@ -272,7 +253,7 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         "02.8.6/component_checks_in_order",
         _IMC,
         "element count overflows u64",
-        _appended(_component("zero_points", _dense("f32"), _OVERFLOWING)),
+        _appended(_component("zero_points", dense("f32"), _OVERFLOWING)),
         _AT_DIMENSIONS,
     ),
     _cell(
@@ -280,7 +261,7 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         "02.8.6/component_checks_in_order",
         _IMC,
         "role zero_points does not accept its encoding",
-        _appended(_component("zero_points", _dense("f32")), _component("values", _dense("f32"), (4, 0), name="zero")),
+        _appended(_component("zero_points", dense("f32")), _component("values", dense("f32"), (4, 0), name="zero")),
         _AT_ENCODING,
     ),
     # 02.8.6 step 4a: a tensor's id and shape
@@ -315,7 +296,7 @@ CELLS: Final[tuple[ScenarioCell, ...]] = (
         _IMC,
         "required weight `weight.unreferenced` is not referenced by the program",
         (
-            Edit(_COMPONENTS, "append", {**_component("values", _dense("f32"), name="unreferenced"), "required": True}),
+            Edit(_COMPONENTS, "append", {**_component("values", dense("f32"), name="unreferenced"), "required": True}),
             Edit(_TENSORS, "append", _REQUIRED_TENSOR),
             _REFERENCE_RETYPED,
         ),

@@ -13,6 +13,7 @@ from reference.errors import VNextError
 from strategies.budget import base_scenario
 from strategies.scenario_cells import family
 from strategies.scenario_cells.cell import ScenarioCell
+from strategies.scenario_cells.encodings import quantized
 
 _PROTOCOL_ONLY = frozenset({"scenario_over_size_cap"})
 """Cells whose fault is in the scenario's JSON text, which only the protocol's decode reads."""
@@ -45,7 +46,7 @@ def test_the_cells_surroundings_are_accepted() -> None:
     api.build_plan(declared)
     extra = base_scenario("plan_fixture")
     extra["family"]["document"]["weight_schema"]["components"].append(
-        family._component("packed_values", family._quantized())
+        family._component("packed_values", quantized())
     )
     api.build_plan(extra)
     api.build_plan(family._specialized(lambda schema: None)())

@@ -16,6 +16,7 @@ from strategies.budget import base_scenario
 from strategies.json_edits import apply_edits
 from strategies.scenario_cells import weight_schema
 from strategies.scenario_cells.cell import ScenarioCell
+from strategies.scenario_cells.encodings import dense, quantized
 
 CELLS = {cell.name: cell for cell in weight_schema.CELLS}
 
@@ -64,22 +65,22 @@ def test_a_limit_pair_straddles_the_budget_pass(pair: str, breach: LayoutBudgetB
 #: Each order cell's faults, each applied alone to the plan fixture: a refusal other than the cell's.
 _ALONE = {
     "component_shape_before_spec": (
-        weight_schema._appended(weight_schema._component("packed_values", weight_schema._quantized(bits_per_weight=0))),
+        weight_schema._appended(weight_schema._component("packed_values", quantized(bits_per_weight=0))),
     ),
     "component_spec_before_abi": (
         weight_schema._appended(
-            weight_schema._component("packed_values", weight_schema._quantized()),
-            weight_schema._component("packed_values", weight_schema._quantized(bits_per_weight=3), name="extra2"),
+            weight_schema._component("packed_values", quantized()),
+            weight_schema._component("packed_values", quantized(bits_per_weight=3), name="extra2"),
         ),
     ),
     "component_dense_affine_before_bytes": (
-        weight_schema._appended(weight_schema._component("values", weight_schema._dense("f32"), (2**63, 4))),
+        weight_schema._appended(weight_schema._component("values", dense("f32"), (2**63, 4))),
     ),
     "component_bytes_before_role": (
-        weight_schema._appended(weight_schema._component("zero_points", weight_schema._dense("f32"))),
+        weight_schema._appended(weight_schema._component("zero_points", dense("f32"))),
     ),
     "component_checks_before_next_component": (
-        weight_schema._appended(weight_schema._component("values", weight_schema._dense("f32"), (4, 0), name="zero")),
+        weight_schema._appended(weight_schema._component("values", dense("f32"), (4, 0), name="zero")),
     ),
     "references_unknown_before_shape": ((weight_schema._REFERENCE_RETYPED,),),
     "references_required_before_shape": ((weight_schema._REFERENCE_RETYPED,),),
