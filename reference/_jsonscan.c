@@ -164,26 +164,36 @@ static int is_number_continuation(unsigned char byte) {
     return byte == '.' || byte == 'e' || byte == 'E' || (byte >= '0' && byte <= '9');
 }
 
+/* The bytes and the integer of a (data, number) call; -1, with the exception set, on other arguments. */
+static int text_and_number(PyObject *const *args, Py_ssize_t nargs, const char *usage, Py_buffer *view,
+                           Py_ssize_t *number) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, usage);
+        return -1;
+    }
+    if (PyObject_GetBuffer(args[0], view, PyBUF_SIMPLE) < 0) {
+        return -1;
+    }
+    *number = PyLong_AsSsize_t(args[1]);
+    if (*number == -1 && PyErr_Occurred()) {
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *text_facts(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "text_facts(data, limit)");
-        return NULL;
-    }
     Py_buffer view;
-    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
-        return NULL;
-    }
-    long limit = PyLong_AsLong(args[1]);
-    if (limit == -1 && PyErr_Occurred()) {
-        PyBuffer_Release(&view);
+    Py_ssize_t limit;
+    if (text_and_number(args, nargs, "text_facts(data, limit)", &view, &limit) < 0) {
         return NULL;
     }
     const unsigned char *data = view.buf;
     Py_ssize_t size = view.len;
     Reader reader = {0, 0};
-    long depth = 0;
-    long deepest = 0;
+    Py_ssize_t depth = 0;
+    Py_ssize_t deepest = 0;
     Py_ssize_t colons = 0;
     int negative_zero = 0;
     for (Py_ssize_t index = 0; index < size; index++) {
@@ -211,7 +221,8 @@ static PyObject *text_facts(PyObject *module, PyObject *const *args, Py_ssize_t 
         }
     }
     PyBuffer_Release(&view);
-    return Py_BuildValue("(lnO)", deepest >= limit ? -1L : deepest, colons, negative_zero ? Py_True : Py_False);
+    return Py_BuildValue("(nnO)", deepest >= limit ? (Py_ssize_t)-1 : deepest, colons,
+                         negative_zero ? Py_True : Py_False);
 }
 
 static int is_whitespace(unsigned char byte) {
@@ -220,17 +231,9 @@ static int is_whitespace(unsigned char byte) {
 
 static PyObject *root_separators(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "root_separators(data, max_members)");
-        return NULL;
-    }
     Py_buffer view;
-    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
-        return NULL;
-    }
-    Py_ssize_t max_members = PyLong_AsSsize_t(args[1]);
-    if (max_members == -1 && PyErr_Occurred()) {
-        PyBuffer_Release(&view);
+    Py_ssize_t max_members;
+    if (text_and_number(args, nargs, "root_separators(data, max_members)", &view, &max_members) < 0) {
         return NULL;
     }
     const unsigned char *data = view.buf;
@@ -246,8 +249,8 @@ static PyObject *root_separators(PyObject *module, PyObject *const *args, Py_ssi
     }
     int clean = start < size && data[start] == '{';
     Reader reader = {0, 0};
-    long depth = 0;
-    long level = 0;
+    Py_ssize_t depth = 0;
+    Py_ssize_t level = 0;
     Py_ssize_t close = -1;
     for (Py_ssize_t index = start; clean && index < size; index++) {
         unsigned char byte = data[index];
@@ -267,7 +270,7 @@ static PyObject *root_separators(PyObject *module, PyObject *const *args, Py_ssi
             level = depth;
         }
         if (depth == 0 || (depth == 1 && (byte == ',' || byte == ':'))) {
-            PyObject *entry = Py_BuildValue("(nil)", index, (int)byte, level);
+            PyObject *entry = Py_BuildValue("(nin)", index, (int)byte, level);
             if (entry == NULL || PyList_Append(found, entry) < 0) {
                 Py_XDECREF(entry);
                 Py_DECREF(found);
