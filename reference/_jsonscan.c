@@ -326,7 +326,11 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module_definition = {
-    PyModuleDef_HEAD_INIT, "_jsonscan", "Checks of reference.canonical and reference.json_scan at C speed.", -1, methods,
+    .m_base = PyModuleDef_HEAD_INIT,
+    .m_name = "_jsonscan",
+    .m_doc = "Checks of reference.canonical and reference.json_scan at C speed.",
+    .m_size = -1,
+    .m_methods = methods,
 };
 
 PyMODINIT_FUNC PyInit__jsonscan(void) { return PyModule_Create(&module_definition); }
