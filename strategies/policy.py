@@ -27,6 +27,7 @@ from reference.errors import InvalidExecutionPlan, InvalidModelConfig, Unsupport
 from reference.ints import U64_MAX
 from reference.policy.reusable import BUCKET_ID_DOMAIN, BUCKET_ID_PREFIX
 from reference.policy.runtime_policy import RuntimePolicy
+from seeds.policies import policy as seed_policy
 from strategies._guide import guide
 from strategies.cases import SERIALIZATION, Rejection, replaced, updated
 from strategies.ids import id_strings
@@ -548,26 +549,12 @@ POLICY_OPERATORS: Final[dict[str, str | None]] = {
 
 # --------------------------------------------------------------------------- fixed accepted documents
 
-#: The seed policy's ``resolved_fields`` (``policy(4096)``: 3 sequences, 4096 tokens, one contiguous profile).
+#: The seed policy's ``resolved_fields`` (``policy(4096)``: 3 sequences, 4096 tokens, one contiguous profile), without
+#: a reusable-execution policy (the variants below add one or leave the member out).
 _SEED_FIELDS: Final[dict[str, JsonValue]] = {
-    "policy_id": "runtime-policy.test",
-    "version": {"major": 1, "minor": 0},
-    "scheduling": "first_ready",
-    "memory": {
-        "capacity_bytes": 4096,
-        "reserve_bytes": 128,
-        "maximum_active_sequences": 3,
-        "dynamic_storage_profile_order": [{"allocator": "linear_arena", "view": "contiguous"}],
-    },
-    "admission": {
-        "maximum_queue_depth": 8,
-        "maximum_scheduled_tokens": 4096,
-        "sequence_fit_policy": "immediate_only",
-        "allow_defer": True,
-        "cancellation_check_interval_steps": 1,
-    },
-    "attention_execution": "portable",
-    "execution_determinism": "bitwise_same_runtime_with_replay",
+    name: value
+    for name, value in seed_policy(4096).to_wire().items()
+    if name not in ("fingerprint", "reusable_execution")
 }
 
 #: Policy documents the contract accepts whose plan shows one policy value: name -> (document, rules checked).
