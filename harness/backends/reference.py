@@ -60,7 +60,7 @@ def _plain(value: Any) -> Any:
 
 def _run_profiled(function: Callable[..., Any], args: Any, kwargs: Any) -> tuple[Any, frozenset[FunctionName]]:
     """``function(*args, **kwargs)`` with every memo bypassed, and the Python functions it ran."""
-    profiler = cProfile.Profile()
+    profiler = cProfile.Profile(builtins=False)
     profiler.enable()
     try:
         with api.computed_directly():
