@@ -20,10 +20,14 @@
  * root_separators(data, max_members) -> the (position, byte, level) of every comma and colon of the
  * root object and of its closing brace, as json_scan.root_members collects them, or None when the
  * text is not one cleanly closed object with at most `max_members` members (json_scan then decides).
+ *
+ * The text passes jump over string interiors (memchr to the next quote or backslash) and whitespace runs,
+ * which are most of the bytes of a base64 parameter or a padded wire.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
+#include <string.h>
 
 #define MAX_JSON_DEPTH 128
 
@@ -160,6 +164,36 @@ static int structural(Reader *reader, unsigned char byte) {
     return byte == '[' || byte == ']' || byte == '{' || byte == '}' || byte == ',' || byte == ':';
 }
 
+static int is_whitespace(unsigned char byte) {
+    return byte == ' ' || byte == '\t' || byte == '\n' || byte == '\r';
+}
+
+/* The first position from `index` whose byte `structural` has to see: the bytes skipped could change
+ * nothing (inside a string with no backslash run pending: every byte but a quote or a backslash; outside
+ * strings: whitespace), except ending a backslash run, which is done here. */
+static Py_ssize_t next_to_read(Reader *reader, const unsigned char *data, Py_ssize_t index, Py_ssize_t size) {
+    if (index >= size) {
+        return index;
+    }
+    if (reader->in_string && reader->backslashes == 0) {
+        const unsigned char *from = data + index;
+        const unsigned char *quote = memchr(from, '"', (size_t)(size - index));
+        Py_ssize_t stop = quote == NULL ? size : quote - data;
+        const unsigned char *backslash = memchr(from, '\\', (size_t)(stop - index));
+        return backslash == NULL ? stop : backslash - data;
+    }
+    if (!reader->in_string && is_whitespace(data[index])) {
+        reader->backslashes = 0;
+        while (size - index >= 8 && memcmp(data + index, "        ", 8) == 0) {
+            index += 8;
+        }
+        while (index < size && is_whitespace(data[index])) {
+            index++;
+        }
+    }
+    return index;
+}
+
 static int is_number_continuation(unsigned char byte) {
     return byte == '.' || byte == 'e' || byte == 'E' || (byte >= '0' && byte <= '9');
 }
@@ -196,7 +230,8 @@ static PyObject *text_facts(PyObject *module, PyObject *const *args, Py_ssize_t 
     Py_ssize_t deepest = 0;
     Py_ssize_t colons = 0;
     int negative_zero = 0;
-    for (Py_ssize_t index = 0; index < size; index++) {
+    for (Py_ssize_t index = next_to_read(&reader, data, 0, size); index < size;
+         index = next_to_read(&reader, data, index + 1, size)) {
         unsigned char byte = data[index];
         if (byte == '-' && !reader.in_string) {
             reader.backslashes = 0;
@@ -225,10 +260,6 @@ static PyObject *text_facts(PyObject *module, PyObject *const *args, Py_ssize_t 
                          negative_zero ? Py_True : Py_False);
 }
 
-static int is_whitespace(unsigned char byte) {
-    return byte == ' ' || byte == '\t' || byte == '\n' || byte == '\r';
-}
-
 static PyObject *root_separators(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
     Py_buffer view;
@@ -252,7 +283,8 @@ static PyObject *root_separators(PyObject *module, PyObject *const *args, Py_ssi
     Py_ssize_t depth = 0;
     Py_ssize_t level = 0;
     Py_ssize_t close = -1;
-    for (Py_ssize_t index = start; clean && index < size; index++) {
+    for (Py_ssize_t index = next_to_read(&reader, data, start, size); clean && index < size;
+         index = next_to_read(&reader, data, index + 1, size)) {
         unsigned char byte = data[index];
         if (!structural(&reader, byte)) {
             continue;

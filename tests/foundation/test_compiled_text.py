@@ -24,6 +24,9 @@ from reference.json_scan import CHUNK_BYTES, ScanError, max_depth, root_members
 from strategies.json_values import compact_bytes, json_values, malformed_json
 
 _BYTES_OF_INTEREST = b'{}[],:"\\-0 1.eE\n\ttrue'
+#: Pieces of text: the bytes of interest, and runs the compiled passes skip at once (string interiors,
+#: whitespace runs of eight bytes and more).
+_PIECES = [bytes([b]) for b in _BYTES_OF_INTEREST] + [b" " * 8, b" " * 9, b"\n" + b" " * 15, b"x" * 17, b"\\" * 3]
 
 
 @contextmanager
@@ -70,7 +73,7 @@ _texts = st.one_of(
     json_values(floats=True).map(lambda value: json.dumps(value, indent=1).encode()),
     json_values().flatmap(lambda value: malformed_json(value).map(lambda bad: bad.data)),
     st.binary(max_size=40),
-    st.lists(st.sampled_from([bytes([b]) for b in _BYTES_OF_INTEREST]), max_size=30).map(b"".join),
+    st.lists(st.sampled_from(_PIECES), max_size=30).map(b"".join),
 )
 _edge_texts = [
     b"-0", b"[-0]", b"[-0.0]", b"[-0e1]", b'{"a":-0}', b'"-0"', b"18446744073709551615", b"18446744073709551616",
@@ -109,12 +112,21 @@ def test_max_depth_is_the_chunked_passes_figure(text: bytes, limit: int | None) 
         assert compiled >= limit
 
 
+@pytest.mark.parametrize(
+    "text",
+    [b'\\ "[[["', b"\\" + b" " * 9 + b'"[[["', b'"' + b"x" * 20 + b'\\"[[["', b'"' + b"x" * 20 + b'\\\\"[[["',
+     b"[" + b" " * 17 + b"[" + b"\t" * 9 + b"]]", b'["' + b" " * 16 + b'"," [[ "]', b'"a\\nb" [[[]]]'],
+)  # fmt: skip
+def test_max_depth_edges_around_skipped_runs(text: bytes) -> None:
+    assert max_depth(text, limit=None) == max_depth(text, limit=None, chunk_bytes=CHUNK_BYTES + 1)
+
+
 _objects = st.one_of(
     st.dictionaries(st.text(alphabet='ab"\\:,{}[]', max_size=5), json_values(floats=True), max_size=6).map(
         compact_bytes
     ),
     st.dictionaries(st.text(max_size=4), json_values(), max_size=4).map(lambda v: json.dumps(v, indent=2).encode()),
-    st.lists(st.sampled_from([bytes([b]) for b in _BYTES_OF_INTEREST]), max_size=30).map(lambda p: b"{" + b"".join(p)),
+    st.lists(st.sampled_from(_PIECES), max_size=30).map(lambda p: b"{" + b"".join(p)),
 )
 
 
