@@ -17,6 +17,7 @@ from enum import StrEnum
 from typing import Any, Self, TypeVar
 
 from reference.errors import Serialization, VNextError, clip, preview
+from reference.fast_base64 import canonical_base64
 from reference.ints import U16_MAX, U32_MAX, U64_MAX, fits_i64, fits_uint
 from reference.versions import ContractVersion
 
@@ -210,6 +211,9 @@ def read_base64(raw: Any, *, context: str, path: str) -> bytes:
         raise Serialization(  # rule: 01.5/struct_wrong_json_type
             context, f"{path}: expected a base64 string, got {_show(raw)}"
         )
+    plain = canonical_base64(raw)
+    if plain is not None:
+        return plain
     try:
         data = base64.b64decode(raw.encode("ascii"), validate=True)
     except (binascii.Error, UnicodeEncodeError):

@@ -11,7 +11,6 @@ Wire bytes travel as standard padded base64 (RFC 4648 §4), so any byte string c
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Generic, Protocol, TypeVar
@@ -22,6 +21,7 @@ from harness.protocol.description import BackendDescription
 from reference.api import DEVICE_RUNTIME_REFUSALS, MAX_SCENARIO_BYTES, SCENARIO_CONTEXT, ExecuteResult, StepAnswer
 from reference.canonical import is_canonical_sha256, loads_strict
 from reference.errors import Serialization, error_from_dict
+from reference.fast_base64 import canonical_base64, write_base64
 from reference.wire import U32_MAX, read_base64
 
 __all__ = [
@@ -51,6 +51,7 @@ T_co = TypeVar("T_co", covariant=True)
 _PARAM_CONTEXT: Final = "decode protocol params"
 #: A base64 parameter carries at most a 64 MiB request line.
 _MAX_BASE64_BYTES: Final = 64 * 1024 * 1024
+_QUOTE: Final = ord('"')
 #: A string parameter's JSON text is at most 64 KiB.
 _MAX_STRING_BYTES: Final = 64 * 1024
 
@@ -71,7 +72,7 @@ class RawJson:
 
 def b64encode(data: bytes) -> str:
     """Standard, padded base64 text of ``data``."""
-    return base64.b64encode(data).decode("ascii")
+    return write_base64(data)
 
 
 def _b64decode(text: Any, what: str) -> bytes:
@@ -179,6 +180,11 @@ class WireParam:
         return b64encode(value)
 
     def decode(self, raw: bytes, depth: int | None = None) -> bytes:
+        if 2 <= len(raw) <= _MAX_BASE64_BYTES and raw[0] == raw[-1] == _QUOTE:
+            # A JSON string of base64 letters only is its own value: no escapes, nothing to refuse.
+            plain = canonical_base64(memoryview(raw)[1:-1])
+            if plain is not None:
+                return plain
         return _b64decode(_param_json(raw, self.name, _MAX_BASE64_BYTES, depth), self.name)
 
 

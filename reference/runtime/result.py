@@ -9,13 +9,13 @@ Wire (``schemas/runtime/execute_result.json``)::
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
 from reference.canonical import JsonValue, is_canonical_sha256
 from reference.errors import Serialization
+from reference.fast_base64 import write_base64
 from reference.runtime.ledger import LedgerReport
 from reference.wire import WireObject, read_base64
 
@@ -36,7 +36,7 @@ class ExecuteResult:
 
     def to_wire(self) -> dict[str, JsonValue]:
         return {
-            "outputs": {k: base64.b64encode(self.outputs[k]).decode("ascii") for k in sorted(self.outputs)},
+            "outputs": {k: write_base64(self.outputs[k]) for k in sorted(self.outputs)},
             "ledger": self.ledger.to_wire(),
             "replay_digests": list(self.replay_digests),
         }

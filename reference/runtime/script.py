@@ -22,7 +22,6 @@ own refusal (the runtime ``Error``, ``DefinitelyNotSubmitted``, ``FenceIndetermi
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -31,6 +30,7 @@ from reference.canonical import JsonValue
 from reference.catalog.device import DeviceDescriptor
 from reference.catalog.element_type import element_type_from_wire
 from reference.errors import Serialization, VNextError
+from reference.fast_base64 import write_base64
 from reference.ids import ResourceId
 from reference.plan.memory import MemoryPlan
 from reference.runtime.commands import DeviceCommandBatch
@@ -402,7 +402,7 @@ def _readback(obj: WireObject, index: int, handles: _Handles) -> Callable[[_Sess
     def run(session: _Session) -> JsonValue:
         built_region, built_layout = region(), layout()
         data = session.runtime.readback(session.handle(stream), session.handle(source), built_region, built_layout)
-        return {"data_base64": base64.b64encode(data).decode("ascii")}
+        return {"data_base64": write_base64(data)}
 
     return run
 
