@@ -78,28 +78,29 @@ def _run_profiled(function: Callable[..., Any], args: Any, kwargs: Any) -> tuple
 def _watched(function: Callable[..., Any], operation: str, tracer: CallTracer, args: Any, kwargs: Any) -> Any:
     """``function(*args, **kwargs)``; ``tracer.ran`` with the Python functions its answer was computed with.
 
-    The answer is computed with every memo bypassed, so it runs what a first computation runs, and the
-    functions are remembered by request: the same request (operation and arguments) credits the same
-    functions whichever case asked it first, without being watched again. Another profiler already
-    installed (a debugger or a profiling run) is left alone and nothing is recorded.
+    The answer is computed as any other; only an answer that is not a refusal (a refusal credits no function)
+    is then computed again with every memo bypassed, watched, so what it ran is what a first computation runs.
+    The functions are remembered by request: the same request (operation and arguments) credits the same
+    functions whichever case asked it first, without being watched again. Another profiler already installed
+    (a debugger or a profiling run) is left alone and nothing is recorded.
     """
     if sys.getprofile() is not None:
         return function(*args, **kwargs)
     key = _request_key(operation, args, kwargs)
-    if key is not None and key in _WATCHED:
+    seen = key is not None and key in _WATCHED
+    known = _WATCHED[key] if key is not None and seen else None
+    if key is not None and seen:
         _WATCHED.move_to_end(key)
-        result = function(*args, **kwargs)
-        known = _WATCHED[key]
-        if known is not None:
-            tracer.ran(operation, known)
-        return result
     try:
-        result, ran = _run_profiled(function, args, kwargs)
+        result = function(*args, **kwargs)
     except api.VNextError:
         _remember(key, None)
         raise
-    _remember(key, ran)
-    tracer.ran(operation, ran)
+    if not seen:
+        _, known = _run_profiled(function, args, kwargs)
+        _remember(key, known)
+    if known is not None:
+        tracer.ran(operation, known)
     return result
 
 
