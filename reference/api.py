@@ -66,7 +66,7 @@ from reference.scenario.execute import ScenarioPlan, default_inputs, execute_sce
 from reference.scenario.family import revalidate_scenario_family
 from reference.scenario.memo import computed_directly
 from reference.scenario.plan import build_scenario_plan, revalidate_scenario_wire
-from reference.scenario.sections import scenario_catalog, scenario_family, scenario_weights
+from reference.scenario.sections import SCENARIO_CATALOGS, SCENARIO_FAMILIES, scenario_weights
 from reference.versions import ContractVersion
 
 __all__ = [
@@ -231,7 +231,7 @@ def parse_scenario(data: bytes) -> Any:
 def prepare_family(scenario: Scenario) -> PreparedFamily:
     """Prepare the scenario's model family (02 §6) and return its wire and fingerprint."""
 
-    family = scenario_family(ScenarioDocument.from_wire(scenario))
+    family = SCENARIO_FAMILIES(ScenarioDocument.from_wire(scenario))
     return PreparedFamily(wire=family.to_json_bytes(), fingerprint=family.fingerprint())
 
 
@@ -239,7 +239,7 @@ def prepare_family(scenario: Scenario) -> PreparedFamily:
 def fingerprint_catalog(scenario: Scenario) -> str:
     """``CapabilityCatalog::fingerprint()`` (direct mode, 01 §3.5) of the scenario's catalog."""
 
-    return scenario_catalog(ScenarioDocument.from_wire(scenario)).fingerprint()
+    return SCENARIO_CATALOGS(ScenarioDocument.from_wire(scenario)).fingerprint()
 
 
 @implemented
@@ -264,8 +264,8 @@ def select_weight_plan(scenario: Scenario) -> WeightPlanSelection:
     """
 
     doc = ScenarioDocument.from_wire(scenario)
-    family = scenario_family(doc)
-    _, trusted = scenario_weights(doc, family, scenario_catalog(doc))
+    family = SCENARIO_FAMILIES(doc)
+    _, trusted = scenario_weights(doc, family, SCENARIO_CATALOGS(doc))
     wire, fingerprint = weight_plan_selection(trusted)
     return WeightPlanSelection(wire=wire, fingerprint=fingerprint)
 
@@ -318,7 +318,7 @@ def device_runtime_script(scenario: Scenario, script: Any) -> tuple[StepAnswer, 
     """
 
     steps = decode_script(script)
-    device = scenario_catalog(ScenarioDocument.from_wire(scenario)).device
+    device = SCENARIO_CATALOGS(ScenarioDocument.from_wire(scenario)).device
     return run_script(steps, device, lambda: scenario_plan(scenario).plan.memory)
 
 
@@ -350,7 +350,7 @@ def lookup_engine_provider(scenario: Scenario, provider_id: str, required_versio
 
     identity = ProviderId(provider_id)
     version = ContractVersion.from_wire(required_version, context=CONTRACT_VERSION_CONTEXT)
-    catalog = scenario_catalog(ScenarioDocument.from_wire(scenario))
+    catalog = SCENARIO_CATALOGS(ScenarioDocument.from_wire(scenario))
     engine = catalog.engine_provider(identity, version)
     return direct_bytes(engine.to_wire(), context="serialize engine provider descriptor")
 
@@ -362,7 +362,7 @@ def provider_compatibility(scenario: Scenario, request: Any) -> bytes:
     version not 0; context ``decode provider compatibility request``), then the scenario."""
 
     decoded = ProviderCompatibilityRequest.from_wire(request, context=COMPATIBILITY_REQUEST_CONTEXT)
-    catalog = scenario_catalog(ScenarioDocument.from_wire(scenario))
+    catalog = SCENARIO_CATALOGS(ScenarioDocument.from_wire(scenario))
     report = catalog.provider_compatibility(decoded)
     return direct_bytes(report.to_wire(), context="serialize provider compatibility report")
 

@@ -17,7 +17,7 @@ from reference.documents.compile_options import compile_options_from_document
 from reference.documents.registry import RegistryDocument
 from reference.plan.compiler import ProgramPlanCompilation, ProgramPlanCompiler
 from reference.scenario.document import SCENARIO_CONTEXT, ScenarioDocument
-from reference.scenario.sections import scenario_catalog, scenario_family, scenario_policy
+from reference.scenario.sections import SCENARIO_CATALOGS, SCENARIO_FAMILIES, scenario_policy
 
 __all__ = ["compile_scenario_plan"]
 
@@ -26,8 +26,8 @@ def compile_scenario_plan(scenario: Mapping[str, Any], options: Any) -> ProgramP
     """Options, then scenario -> family -> catalog -> policy -> registry, then the compiler (first failure wins)."""
     compile_options = compile_options_from_document(options)
     doc = ScenarioDocument.from_wire(scenario)
-    family = scenario_family(doc)
-    catalog = scenario_catalog(doc)
+    family = SCENARIO_FAMILIES(doc)
+    catalog = SCENARIO_CATALOGS(doc)
     policy = scenario_policy(doc)
     document = RegistryDocument.from_wire(doc.registry, context=SCENARIO_CONTEXT, path="$.registry")
     registry, _ = document.build(catalog)

@@ -29,7 +29,7 @@ from reference.resolution.node_resolution import PlanNodeResolution
 from reference.scenario.document import SCENARIO_CONTEXT, ScenarioDocument
 from reference.scenario.memo import ScenarioMemo
 from reference.scenario.resolve import scenario_resolutions
-from reference.scenario.sections import scenario_catalog, scenario_family, scenario_policy, scenario_weights
+from reference.scenario.sections import SCENARIO_CATALOGS, SCENARIO_FAMILIES, scenario_policy, scenario_weights
 from reference.weights.trusted import TrustedExecutionWeightPlan
 
 __all__ = ["ScenarioTrustedInputs", "build_scenario_plan", "revalidate_scenario_wire", "scenario_trusted_inputs"]
@@ -72,8 +72,8 @@ def scenario_trusted_inputs(scenario: Mapping[str, Any] | ScenarioDocument) -> S
 
 def _trusted_inputs(scenario: Mapping[str, Any] | ScenarioDocument) -> ScenarioTrustedInputs:
     doc = _document(scenario)
-    family = _FAMILIES(doc)
-    catalog = _CATALOGS(doc)
+    family = SCENARIO_FAMILIES(doc)
+    catalog = SCENARIO_CATALOGS(doc)
     policy = scenario_policy(doc)
     catalog, weights = scenario_weights(doc, family, catalog)
     resolutions = _resolutions(doc, family, catalog, policy, weights)
@@ -121,14 +121,6 @@ def _resolution_section(inputs: _ResolutionInputs) -> JsonValue:
     return section
 
 
-def _family_section(doc: ScenarioDocument) -> JsonValue:
-    return {"document": dict(doc.family_document), "raw_config": doc.raw_config, "profile": doc.numerical_profile}
-
-
-#: The prepared family and the catalog of a scenario, each memoized by its own section: scenarios
-#: that differ only in their policy, registry or resolutions share them.
-_FAMILIES: Final = ScenarioMemo(scenario_family, key=_family_section)
-_CATALOGS: Final = ScenarioMemo(scenario_catalog, key=lambda doc: dict(doc.catalog))
 _TRUSTED_INPUTS: Final = ScenarioMemo(_trusted_inputs)
 #: The node resolutions: scenarios that differ only in policy values resolution does not read share them.
 _RESOLUTIONS: Final = ScenarioMemo(

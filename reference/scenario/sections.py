@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Final
+
+from reference.canonical import JsonValue
 from reference.catalog.catalog import CapabilityCatalog
 from reference.documents.catalog import catalog_from_document
 from reference.documents.family import DeclarativeFamily
@@ -14,9 +17,18 @@ from reference.model.registration import TypedFamilyRegistration
 from reference.model.registry import ModelFamilyRegistry, StaticFamilyRegistry
 from reference.policy.runtime_policy import RuntimePolicy
 from reference.scenario.document import SCENARIO_CONTEXT, ScenarioDocument
+from reference.scenario.memo import ScenarioMemo
 from reference.weights.trusted import TrustedExecutionWeightPlan
 
-__all__ = ["scenario_catalog", "scenario_family", "scenario_family_registry", "scenario_policy", "scenario_weights"]
+__all__ = [
+    "SCENARIO_CATALOGS",
+    "SCENARIO_FAMILIES",
+    "scenario_catalog",
+    "scenario_family",
+    "scenario_family_registry",
+    "scenario_policy",
+    "scenario_weights",
+]
 
 
 def scenario_family(scenario: ScenarioDocument) -> PreparedModelFamily:
@@ -43,6 +55,16 @@ def scenario_family_registry(scenario: ScenarioDocument) -> ModelFamilyRegistry:
 def scenario_catalog(scenario: ScenarioDocument) -> CapabilityCatalog:
     """``CapabilityCatalog::new`` from the scenario's catalog document (03 §11.2)."""
     return catalog_from_document(scenario.catalog)
+
+
+def _family_section(doc: ScenarioDocument) -> JsonValue:
+    return {"document": dict(doc.family_document), "raw_config": doc.raw_config, "profile": doc.numerical_profile}
+
+
+#: The prepared family and the catalog of a scenario, each memoized by its own section: scenarios (and
+#: operations) that differ only in other sections share them.
+SCENARIO_FAMILIES: Final = ScenarioMemo(scenario_family, key=_family_section)
+SCENARIO_CATALOGS: Final = ScenarioMemo(scenario_catalog, key=lambda doc: dict(doc.catalog))
 
 
 def scenario_policy(scenario: ScenarioDocument) -> RuntimePolicy:
