@@ -36,6 +36,7 @@ from reference.documents.registry import ESTIMATE_BEHAVIORS
 from reference.ints import U64_MAX
 from seeds import catalogs
 from seeds import scenarios as seeds
+from strategies._reuse import reusable
 from strategies.cases import copy_json
 
 __all__ = [
@@ -318,6 +319,7 @@ def make_budget_case(
     return BudgetCase(base, knobs, tuple(scratch), persistent, scenario)
 
 
+@reusable
 @st.composite
 def budget_cases(
     draw: st.DrawFn,
@@ -340,6 +342,7 @@ def budget_cases(
     return make_budget_case(base, Knobs(reserve + usable, reserve, sequences, tokens), scratch, persistent)
 
 
+@reusable
 @st.composite
 def scratch_cases(draw: st.DrawFn, bases: Sequence[str] = MULTI_NODE_BASES) -> BudgetCase:
     """A multi-node base with per-node scratch sizes and a roomy seed policy (capacity 1 MiB)."""
@@ -348,6 +351,7 @@ def scratch_cases(draw: st.DrawFn, bases: Sequence[str] = MULTI_NODE_BASES) -> B
     return make_budget_case(base, Knobs(1 << 20, 128, 3, 4096), scratch, 32)
 
 
+@reusable
 @st.composite
 def sequence_pairs(draw: st.DrawFn, bases: Sequence[str] = BASES) -> tuple[BudgetCase, BudgetCase]:
     """The same base and workspaces under two ``maximum_active_sequences`` values (roomy capacity)."""
@@ -398,6 +402,7 @@ def _near(top: int) -> st.SearchStrategy[int]:
     return st.one_of(st.sampled_from([top, top - 1, top - 15, top // 2 + 1]), st.integers(top - 4096, top))
 
 
+@reusable
 @st.composite
 def edge_cases(draw: st.DrawFn, edges: Sequence[str] = EDGE_KINDS, bases: Sequence[str] = BASES) -> EdgeCase:
     """One edge class applied to a base (the device grows to ``u64::MAX`` where the policy needs it)."""

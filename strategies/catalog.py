@@ -61,6 +61,7 @@ from reference.ids import (
 )
 from reference.model.semantic_value import CanonicalRational
 from reference.versions import ContractVersion
+from strategies._reuse import reusable
 from strategies.ids import hex_digests
 from strategies.storage import storage_profiles
 
@@ -140,6 +141,7 @@ def _draw_contract(
     return TensorContract(tuple(dims), types, tuple(layouts), chosen_access, alias or NoAlias())
 
 
+@reusable
 @st.composite
 def tensor_contracts(
     draw: st.DrawFn,
@@ -160,6 +162,7 @@ def _rational() -> st.SearchStrategy[CanonicalRational]:
     return st.tuples(st.integers(-8, 8), st.integers(1, 8)).map(lambda p: CanonicalRational(p[0], p[1]))
 
 
+@reusable
 @st.composite
 def _constraint(draw: st.DrawFn, kind: str) -> AttributeConstraint:
     if draw(st.booleans()):
@@ -183,6 +186,7 @@ def _constraint(draw: st.DrawFn, kind: str) -> AttributeConstraint:
     return AttributeConstraint.rational_range(ordered[0], ordered[1])
 
 
+@reusable
 @st.composite
 def attribute_schemas(draw: st.DrawFn, max_entries: int = 2) -> AttributeSchema:
     """A valid attribute vocabulary (only §4 table pairs, non-inverted bounds)."""
@@ -218,6 +222,7 @@ def _versions(major: int | None = None) -> st.SearchStrategy[ContractVersion]:
     return st.builds(ContractVersion, st.just(major), st.integers(0, 2))
 
 
+@reusable
 @st.composite
 def operation_descriptors(
     draw: st.DrawFn,
@@ -290,6 +295,7 @@ def _reference_twin(operation: OperationDescriptor, target: OperationDescriptor,
 # --------------------------------------------------------------------------- device, providers, engines
 
 
+@reusable
 @st.composite
 def devices(
     draw: st.DrawFn, device_id: str = "device.reference.0", *, total_memory_bytes: int | None = None
@@ -316,6 +322,7 @@ def _subset(draw: st.DrawFn, values: Sequence[Any]) -> list[Any]:
     return draw(st.lists(st.sampled_from(list(values)), max_size=len(values), unique=True)) if values else []
 
 
+@reusable
 @st.composite
 def provider_descriptors(
     draw: st.DrawFn, operation: OperationDescriptor, device: DeviceDescriptor, provider_id: str
@@ -350,6 +357,7 @@ def provider_descriptors(
     )
 
 
+@reusable
 @st.composite
 def engine_providers(draw: st.DrawFn, device: DeviceDescriptor, provider_id: str) -> EngineProviderDescriptor:
     return EngineProviderDescriptor(
@@ -361,6 +369,7 @@ def engine_providers(draw: st.DrawFn, device: DeviceDescriptor, provider_id: str
     )
 
 
+@reusable
 @st.composite
 def weight_materializer_maps(
     draw: st.DrawFn, device: DeviceDescriptor
@@ -383,6 +392,7 @@ def weight_materializer_maps(
 # --------------------------------------------------------------------------- catalogs
 
 
+@reusable
 @st.composite
 def catalogs(
     draw: st.DrawFn,
@@ -417,6 +427,7 @@ def catalogs(
     return CatalogDraft(document, catalog)
 
 
+@reusable
 @st.composite
 def permuted_catalog_documents(draw: st.DrawFn, document: dict[str, JsonValue]) -> dict[str, JsonValue]:
     """The same catalog spelled differently: list/set/map orders shuffled where the contract ignores order.

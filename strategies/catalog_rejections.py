@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from reference.canonical import JsonValue
 from reference.catalog.catalog import CapabilityCatalog
 from reference.documents.catalog import catalog_from_document
+from strategies._reuse import reusable
 from strategies.cases import SERIALIZATION, Rejection, get_at, replaced, updated
 from strategies.catalog import catalogs
 
@@ -24,6 +25,7 @@ def _rejection(operator: str, rule: str, kind: str, document: JsonValue, origina
     return Rejection(operator, rule, kind, document, original)
 
 
+@reusable
 @st.composite
 def catalog_rejections(draw: st.DrawFn, operators: tuple[str, ...] | None = None) -> Rejection:
     """A catalog document ``catalog_from_document`` refuses, with the kind the contract names (§11.2).

@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 
 from reference import api
 from seeds.scenarios import paged_storage_scenario
+from strategies._reuse import reusable
 from strategies.forged_wire import (
     INVALID_PLAN,
     MAX_WIRE,
@@ -84,6 +85,7 @@ def forge_seeded(operator: str, target: PlanTarget, seed: int = 0) -> Forgery | 
     return OPERATORS[operator].forge(SeededChooser(seed), target)
 
 
+@reusable
 @st.composite
 def forgeries(draw: st.DrawFn, targets: Sequence[PlanTarget], operator: str | None = None) -> Forgery:
     """A forgery of a drawn target by ``operator`` (or a drawn one). When the drawn operator does not

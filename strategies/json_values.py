@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from reference.canonical import MAX_JSON_DEPTH, JsonValue
 from reference.ints import U64_MAX
+from strategies._reuse import reusable
 from strategies.cases import JsonPath, MalformedJson, get_at, iter_paths, replaced
 
 __all__ = [
@@ -99,6 +100,7 @@ def _dump(value: JsonValue) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
+@reusable
 @st.composite
 def _duplicate_key(draw: st.DrawFn, document: JsonValue) -> bytes:
     objects = _object_paths(document)
@@ -114,6 +116,7 @@ def _duplicate_key(draw: st.DrawFn, document: JsonValue) -> bytes:
     return _with_raw(document, path, "{" + ",".join(members) + "}")
 
 
+@reusable
 @st.composite
 def _at_value(draw: st.DrawFn, document: JsonValue, raw: st.SearchStrategy[str]) -> bytes:
     path = draw(st.sampled_from(_value_paths(document)))
@@ -133,6 +136,7 @@ def _control_strings() -> st.SearchStrategy[str]:
     )
 
 
+@reusable
 @st.composite
 def _insert_bytes(draw: st.DrawFn, data: bytes) -> bytes:
     position = draw(st.integers(0, len(data)))
@@ -140,6 +144,7 @@ def _insert_bytes(draw: st.DrawFn, data: bytes) -> bytes:
     return data[:position] + bad + data[position:]
 
 
+@reusable
 @st.composite
 def _trailing(draw: st.DrawFn, data: bytes) -> bytes:
     space = draw(st.sampled_from([b"", b" ", b"\n"]))

@@ -67,6 +67,7 @@ from reference.model.tensor import (
 )
 from reference.model.weight_schema import WeightSchema
 from reference.versions import ContractVersion
+from strategies._reuse import reusable
 from strategies.ids import hex_digests, id_strings
 from strategies.json_values import json_values
 from strategies.weights import shapes, weight_schemas
@@ -136,6 +137,7 @@ def _tensor_layouts(dims: tuple[int, ...]) -> st.SearchStrategy[ResolvedTensorLa
     ]
     if rank:
 
+        @reusable
         @st.composite
         def blocked(draw: st.DrawFn) -> BlockedLayout:
             block = tuple(draw(st.integers(1, d)) for d in dims)
@@ -149,6 +151,7 @@ def _tensor_layouts(dims: tuple[int, ...]) -> st.SearchStrategy[ResolvedTensorLa
     return st.one_of(options)
 
 
+@reusable
 @st.composite
 def program_tensor_specs(
     draw: st.DrawFn, *, dims: tuple[int, ...] | None = None, element_type: ElementType | None = None
@@ -159,6 +162,7 @@ def program_tensor_specs(
     return ProgramTensorSpec(chosen, dtype, draw(_tensor_layouts(chosen)))
 
 
+@reusable
 @st.composite
 def state_specs(draw: st.DrawFn, state_id: str, value_id: str) -> StateSpec:
     """A valid state: capacity demand consistent with the tensor bytes, checkpoints only for sequences."""
@@ -206,6 +210,7 @@ def semantic_values() -> st.SearchStrategy[SemanticValue]:
 # --------------------------------------------------------------------------- programs
 
 
+@reusable
 @st.composite
 def program_drafts(
     draw: st.DrawFn,
@@ -281,6 +286,7 @@ def program_drafts(
 # --------------------------------------------------------------------------- profiles and metadata
 
 
+@reusable
 @st.composite
 def _profiles(draw: st.DrawFn, program: ProgramDraft) -> list[NumericalExecutionProfile]:
     """1..2 profiles consistent with ``program`` (ops at their versions, boundaries = node outputs)."""
@@ -313,6 +319,7 @@ def _profiles(draw: st.DrawFn, program: ProgramDraft) -> list[NumericalExecution
     return profiles
 
 
+@reusable
 @st.composite
 def metadata(draw: st.DrawFn) -> ModelSemanticMetadata:
     """Semantic metadata ``validate_metadata`` accepts."""
@@ -345,6 +352,7 @@ _CONFIG_VALUES: Final[dict[str, st.SearchStrategy[Any]]] = {
 }
 
 
+@reusable
 @st.composite
 def _config(draw: st.DrawFn) -> tuple[list[tuple[str, str]], dict[str, JsonValue], dict[str, JsonValue]]:
     """Config fields, the typed value (fields plus explicit defaults) and the raw config."""
@@ -358,6 +366,7 @@ def _config(draw: st.DrawFn) -> tuple[list[tuple[str, str]], dict[str, JsonValue
     return fields, value, raw
 
 
+@reusable
 @st.composite
 def family_drafts(
     draw: st.DrawFn,

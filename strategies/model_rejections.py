@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from reference.canonical import JsonValue
 from reference.model.prepared import PreparedModelFamily
+from strategies._reuse import reusable
 from strategies.cases import SERIALIZATION, Rejection
 from strategies.model import FamilyDraft, family_drafts, prepare_draft
 
@@ -380,6 +381,7 @@ OPERATOR_NEEDS: Final[dict[str, dict[str, Any]]] = {
 }
 
 
+@reusable
 @st.composite
 def family_rejections(draw: st.DrawFn, operators: tuple[str, ...] | None = None) -> Rejection:
     """A family case broken by one operator: drawn uniformly, falling back (in name order) to the next

@@ -29,6 +29,7 @@ from reference.policy.reusable import BUCKET_ID_DOMAIN, BUCKET_ID_PREFIX
 from reference.policy.runtime_policy import RuntimePolicy
 from seeds.policies import policy as seed_policy
 from strategies._guide import guide
+from strategies._reuse import reusable
 from strategies.cases import SERIALIZATION, Rejection, replaced, updated
 from strategies.ids import id_strings
 from strategies.storage import profile_orders
@@ -99,6 +100,7 @@ def reusable_bucket(class_id: str, sequences: int, tokens: int, pages: int) -> d
     return _bucket(class_id, sequences, tokens, pages)
 
 
+@reusable
 @st.composite
 def reusable_policy_wires(draw: st.DrawFn, max_sequences: int = 4, max_tokens: int = 4096) -> dict[str, JsonValue]:
     """A valid ``ReusableExecutionPolicy`` wire within the sequence/token ceilings (rows 13-14)."""
@@ -124,6 +126,7 @@ def _pick(draw: st.DrawFn, pinned: int | None, strategy: st.SearchStrategy[int])
     return draw(strategy) if pinned is None else pinned
 
 
+@reusable
 @st.composite
 def policy_fields(
     draw: st.DrawFn,
@@ -189,6 +192,7 @@ def _as_resolved_wire(draft: PolicyDraft) -> PolicyDraft:
     return PolicyDraft(document, policy_from_document(document))
 
 
+@reusable
 @st.composite
 def _adversarial(draw: st.DrawFn) -> PolicyDraft:
     serde: dict[str, JsonValue] = {
@@ -220,6 +224,7 @@ def _declared_document(serialized: JsonValue, reported: dict[str, JsonValue], er
     return {"kind": "declared", "serialized": serialized, "reported": reported, "validate_error": error}
 
 
+@reusable
 @st.composite
 def _honest_declared(draw: st.DrawFn) -> PolicyDraft:
     fields = draw(policy_fields())
@@ -237,6 +242,7 @@ def policy_documents() -> st.SearchStrategy[PolicyDraft]:
     )
 
 
+@reusable
 @st.composite
 def boundary_policies(draw: st.DrawFn, need: int, *, device_capacity: int = U64_MAX) -> BoundaryPolicy:
     """A resolved policy with usable bytes ``need + margin``, margin in {-1, 0, +1} (or wider, guided by ``target``).
@@ -283,6 +289,7 @@ HOSTILE_POLICY_OPERATORS: Final[dict[str, str | None]] = {
 }
 
 
+@reusable
 @st.composite
 def hostile_policies(
     draw: st.DrawFn,
@@ -361,6 +368,7 @@ def _rmp(operator: str, row: str, field: str, document: dict[str, JsonValue], or
 _NEEDS_REUSABLE: Final = ("reusable_bucket_over_sequences", "reusable_invalid", "reusable_no_buckets")
 
 
+@reusable
 @st.composite
 def policy_rejections(draw: st.DrawFn, operators: tuple[str, ...] | None = None) -> Rejection:
     """A policy document ``policy_from_document`` refuses, with the exact kind (and field for §3.2 rows).

@@ -49,6 +49,7 @@ from seeds.scenarios import (
     weights_plan_scenario,
 )
 from strategies._guide import guide
+from strategies._reuse import reusable
 from strategies.ids import hex_digests, id_strings
 from strategies.policy import policy_fields
 from strategies.storage import storage_profiles
@@ -120,6 +121,7 @@ class ScenarioCase:
 # --------------------------------------------------------------------------- policies
 
 
+@reusable
 @st.composite
 def planning_policies(draw: st.DrawFn, *, device_bytes: int = _DEVICE_BYTES) -> dict[str, JsonValue]:
     """A ``resolved_fields`` policy document that fits the seed devices and every seed-shaped scenario.
@@ -222,6 +224,7 @@ def plan_fixture_case(params: PlanFixtureParams) -> ScenarioCase:
     return ScenarioCase("plan_fixture", params.summary(), scenario)
 
 
+@reusable
 @st.composite
 def plan_fixture_cases(draw: st.DrawFn, *, family: str | None = None) -> ScenarioCase:
     """Plan-fixture scenarios; ``family`` pins ``test`` or ``ordered_schema``."""
@@ -339,6 +342,7 @@ def chain_case(
     return ScenarioCase("chain", {"nodes": node_count, "retained": len(retention)}, scenario)
 
 
+@reusable
 @st.composite
 def chain_cases(draw: st.DrawFn, *, max_nodes: int = 6, guided: bool = False) -> ScenarioCase:
     """Linear chains of 1..``max_nodes`` nodes; ``guided`` asks ``target`` for longer chains (decision D-07H-5)."""
@@ -360,6 +364,7 @@ def graph_case(scenario: str, alias_variant: str, policy: Mapping[str, JsonValue
     return ScenarioCase("graph", {"scenario": scenario, "alias": alias_variant}, document)
 
 
+@reusable
 @st.composite
 def graph_cases(draw: st.DrawFn) -> ScenarioCase:
     name, variant = draw(st.sampled_from(BUILDABLE_GRAPHS))
@@ -411,6 +416,7 @@ def container_format_case(
     return ScenarioCase("weights", params, scenario)
 
 
+@reusable
 @st.composite
 def container_format_cases(draw: st.DrawFn, *, quantized: bool = False) -> ScenarioCase:
     """Generated container-format bindings (``strategies.weights.container_weight_schemas``)."""
@@ -419,6 +425,7 @@ def container_format_cases(draw: st.DrawFn, *, quantized: bool = False) -> Scena
     return container_format_case(schema, draw(st.one_of(st.none(), planning_policies())), retention)
 
 
+@reusable
 @st.composite
 def weights_cases(draw: st.DrawFn) -> ScenarioCase:
     """A fixed ``WEIGHT_PLANS`` scenario or a generated dense container binding, with a drawn policy and retention."""

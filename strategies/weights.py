@@ -58,6 +58,7 @@ from reference.model.weight_storage import (
     TiledStorage,
 )
 from reference.versions import ContractVersion
+from strategies._reuse import reusable
 
 __all__ = [
     "CONTAINER_FORMATS",
@@ -120,6 +121,7 @@ def _with(values: Shape, axis: int, value: int) -> Shape:
     return tuple(out)
 
 
+@reusable
 @st.composite
 def box_partitions(draw: st.DrawFn, shape: Shape, max_cuts: int = 3) -> list[tuple[Shape, Shape]]:
     """An exact partition of ``shape`` into boxes (offsets, extents) by guillotine cuts."""
@@ -182,6 +184,7 @@ def _zero_fill(draw: st.DrawFn, shape: Shape) -> Shape:
     return tuple(s + g for s, g in zip(shape, grow, strict=True))
 
 
+@reusable
 @st.composite
 def _storage(draw: st.DrawFn, shape: Shape, kind: str) -> tuple[PhysicalStorageLayout, Shape]:
     """A storage geometry for ``shape`` and the component dimensions it spans exactly."""
@@ -220,6 +223,7 @@ def _layout_kinds(shape: Shape, dtype: ElementType, depth: int, dense_only: bool
     return kinds
 
 
+@reusable
 @st.composite
 def _physical_layout(
     draw: st.DrawFn,
@@ -279,6 +283,7 @@ def _physical_layout(
     return draw(_block_quantized(builder, shape))
 
 
+@reusable
 @st.composite
 def _quantized(draw: st.DrawFn, builder: _Builder, shape: Shape, dtype: ElementType) -> QuantizedLayout:
     rank = len(shape)
@@ -338,6 +343,7 @@ def _quantized(draw: st.DrawFn, builder: _Builder, shape: Shape, dtype: ElementT
     )
 
 
+@reusable
 @st.composite
 def _block_grid(draw: st.DrawFn, builder: _Builder, shape: Shape) -> QuantizedBlockGridLayout:
     first, second = sorted(draw(st.lists(st.integers(0, len(shape) - 1), min_size=2, max_size=2, unique=True)))
@@ -361,6 +367,7 @@ def _block_grid(draw: st.DrawFn, builder: _Builder, shape: Shape) -> QuantizedBl
     )
 
 
+@reusable
 @st.composite
 def _block_quantized(draw: st.DrawFn, builder: _Builder, shape: Shape) -> BlockQuantizedLayout:
     axis = draw(st.integers(0, len(shape) - 1))
@@ -381,6 +388,7 @@ def _forced_shape(kind: str) -> st.SearchStrategy[Shape]:
     return st.tuples(first, large).map(lambda pair: (pair[0], *pair[1]))
 
 
+@reusable
 @st.composite
 def weight_schemas(
     draw: st.DrawFn,
@@ -422,6 +430,7 @@ def weight_schemas(
     )
 
 
+@reusable
 @st.composite
 def container_weight_schemas(
     draw: st.DrawFn, *, quantized: bool = False, tensor_id: str = "weight.matrix", shape: Shape = (4,)
