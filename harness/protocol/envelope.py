@@ -81,7 +81,7 @@ def _verbatim(value: Any) -> Any:
 
 def encode_line(message: Mapping[str, Any]) -> bytes:
     """One compact JSON line, newline-terminated; values with a ``fragment()`` are spliced verbatim."""
-    return orjson.dumps(message, default=_verbatim, option=orjson.OPT_PASSTHROUGH_DATACLASS) + b"\n"
+    return orjson.dumps(message, default=_verbatim, option=orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_APPEND_NEWLINE)
 
 
 def encode_request(request_id: int, op: str, params: Mapping[str, Any]) -> bytes:

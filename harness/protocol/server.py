@@ -68,7 +68,7 @@ class Server:
 
     def handle(self, line: bytes) -> bytes | None:
         """The reply line for one request line (``None`` for a blank line, which is ignored)."""
-        if not line.strip():
+        if not line or line.isspace():  # blank: nothing but ASCII whitespace (no copy of a long line)
             return None
         if len(line) > self.max_request_bytes:
             return encode_failure(None, FailureCode.BAD_REQUEST, f"request line exceeds {self.max_request_bytes} bytes")

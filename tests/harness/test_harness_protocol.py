@@ -21,6 +21,7 @@ from harness.protocol.envelope import (
     decode_reply,
     decode_request,
     encode_failure,
+    encode_line,
     encode_request,
 )
 from harness.protocol.handshake import protocol_compatible
@@ -399,3 +400,20 @@ def test_every_request_matches_the_request_schema_and_its_params_schema(op: str)
 def test_served_lines_never_contain_a_raw_newline() -> None:
     replies = converse(FullFake(), HANDSHAKE, {"id": 1, "op": "build_plan", "params": {"scenario": {"k": "a\nb"}}})
     assert len(replies) == 2
+
+
+@pytest.mark.parametrize("line", [b"", b"\n", b" \t\r\n", b"\x0b\x0c ", b" " * 100_000])
+def test_a_line_of_ascii_whitespace_is_ignored(line: bytes) -> None:
+    server = Server(ReferenceImplementation(), max_request_bytes=1 << 20, check=SchemaCheck(enabled=True))
+    assert server.handle(line) is None
+
+
+@pytest.mark.parametrize("line", [b" x", b"\xa0", b"  {}\n"])
+def test_a_line_with_anything_else_is_answered(line: bytes) -> None:
+    server = Server(ReferenceImplementation(), max_request_bytes=1 << 20, check=SchemaCheck(enabled=True))
+    assert server.handle(line) is not None
+
+
+def test_every_encoded_line_ends_with_one_newline() -> None:
+    line = encode_line({"id": 1, "result": {"text": "a\nb"}})
+    assert line.endswith(b"\n") and line.count(b"\n") == 1 and json.loads(line) == {"id": 1, "result": {"text": "a\nb"}}
