@@ -9,6 +9,7 @@ tamperings that fail are written as replayable scenario bundles.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -65,8 +66,9 @@ def _rehash(raw: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _bundle(case: str, scenario: dict[str, Any], wire: bytes, error: dict[str, Any]) -> Bundle:
-    return Bundle("revalidate", {"scenario": scenario, "wire_base64": b64encode(wire)}, {"error": error}, case)
+def _bundle(case: str, scenario: dict[str, Any], wire: bytes, error: dict[str, Any]) -> Callable[[], Bundle]:
+    """The replayable bundle of a failing case, made only when it fails."""
+    return lambda: Bundle("revalidate", {"scenario": scenario, "wire_base64": b64encode(wire)}, {"error": error}, case)
 
 
 @pytest.mark.requires("build_plan")
