@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from collections.abc import Iterator
+import functools
+from collections.abc import Callable, Hashable, Iterator
+from typing import TypeVar
 
-__all__ = ["computed_directly", "memos_bypassed"]
+__all__ = ["computed_directly", "memos_bypassed", "remembered"]
+
+T = TypeVar("T")
 
 _DIRECT: contextvars.ContextVar[bool] = contextvars.ContextVar("reference_memos_bypassed", default=False)
 
@@ -30,3 +34,17 @@ def computed_directly() -> Iterator[None]:
 def memos_bypassed() -> bool:
     """Whether the caller runs inside ``computed_directly()``."""
     return _DIRECT.get()
+
+
+def remembered(function: Callable[..., T]) -> Callable[..., T]:
+    """``function`` (pure, hashable arguments) remembered per argument tuple; computed afresh inside
+    ``computed_directly()``."""
+    remembering = functools.lru_cache(maxsize=256, typed=True)(function)
+
+    @functools.wraps(function)
+    def call(*args: Hashable) -> T:
+        if _DIRECT.get():
+            return function(*args)
+        return remembering(*args)
+
+    return call

@@ -9,9 +9,9 @@ cross-node canonical values and finally global storage aliasing.
 
 from __future__ import annotations
 
-from reference.canonical import is_canonical_sha256
+from reference.canonical import is_canonical_sha256, sha256_hex
 from reference.errors import PlanHashMismatch, UnsupportedPlanSchema, invalid_plan
-from reference.ids import NodeId, ResourceId, plan_id_for_hash
+from reference.ids import NodeId, PlanHash, ResourceId, plan_id_for_hash
 from reference.model.prepared import PreparedModelFamily
 from reference.plan._util import strictly_ascending
 from reference.plan.aliasing import CanonicalValues, validate_global_storage_aliasing
@@ -29,7 +29,7 @@ from reference.plan.memory import (
     workspace_layout_fingerprint,
 )
 from reference.plan.node import PlanNode
-from reference.plan.payload import EXECUTION_PLAN_SCHEMA, plan_hash_of_material
+from reference.plan.payload import EXECUTION_PLAN_SCHEMA
 from reference.plan.retained import resolve_retained_values
 from reference.plan.state import derive_state_effects
 from reference.plan.work import validate_work_contract
@@ -41,8 +41,13 @@ __all__ = ["validate_internal"]
 _WORKSPACE_USAGE = {"scratch": BufferUsage.SCRATCH, "binding": BufferUsage.BINDING}
 
 
-def validate_internal(plan: ExecutionPlan, family: PreparedModelFamily) -> None:
-    """Every §9.4 rule; the first failure raises."""
+def validate_internal(plan: ExecutionPlan, family: PreparedModelFamily, material: bytes) -> None:
+    """Every §9.4 rule; the first failure raises.
+
+    ``material`` is what the builder encoded from the plan's payload wire for its hash (the canonical bytes
+    without ``plan_id``; encoding that unchanged value again gives the same bytes): the hash is recomputed
+    from it.
+    """
     payload = plan.payload
     if payload.schema != EXECUTION_PLAN_SCHEMA:
         raise UnsupportedPlanSchema(  # rule: 05.9.4/schema_and_hash
@@ -51,7 +56,7 @@ def validate_internal(plan: ExecutionPlan, family: PreparedModelFamily) -> None:
             actual_major=payload.schema.major,
             actual_minor=payload.schema.minor,
         )
-    recomputed = plan_hash_of_material(plan._payload_wire)
+    recomputed = PlanHash(sha256_hex(material))
     if recomputed != plan.plan_hash:
         raise PlanHashMismatch(expected=recomputed.value, actual=plan.plan_hash.value)  # rule: 05.9.4/schema_and_hash
     if payload.plan_id != plan_id_for_hash(recomputed):

@@ -7,7 +7,10 @@ from typing import Any
 
 import pytest
 
+from reference.canonical import fingerprint
 from reference.errors import InvalidExecutionPlan, VNextError, invalid_plan
+from reference.plan.memory.storage import workspace_layout_fingerprint
+from reference.recomputation import computed_directly, remembered
 from reference.scenario.document import ScenarioDocument
 from reference.scenario.memo import ScenarioMemo
 from reference.scenario.plan import ScenarioTrustedInputs, _trusted_inputs, build_scenario_plan, scenario_trusted_inputs
@@ -165,3 +168,24 @@ def _walk(node: Any) -> list[dict[str, Any]]:
     if isinstance(node, list):
         return [found for item in node for found in _walk(item)]
     return []
+
+
+def test_a_remembered_function_computes_once_per_arguments_and_afresh_inside_computed_directly() -> None:
+    calls: list[tuple[str, int]] = []
+
+    @remembered
+    def square(label: str, value: int) -> int:
+        calls.append((label, value))
+        return value * value
+
+    assert square("a", 3) == square("a", 3) == 9 and calls == [("a", 3)]
+    assert square("a", True) == 1 and calls == [("a", 3), ("a", True)]  # another type, another entry
+    with computed_directly():
+        assert square("a", 3) == 9
+    assert calls == [("a", 3), ("a", True), ("a", 3)]
+
+
+def test_the_workspace_layout_fingerprint_is_the_fingerprint_of_its_class_name() -> None:
+    assert workspace_layout_fingerprint() == fingerprint("opaque_bytes_v1", context="test")
+    with computed_directly():
+        assert workspace_layout_fingerprint() == fingerprint("opaque_bytes_v1", context="test")

@@ -19,6 +19,7 @@ from typing import Any
 from reference.canonical import JsonValue, fingerprint, is_canonical_sha256
 from reference.catalog.storage import DynamicStorageProfile
 from reference.errors import Serialization, invalid_plan
+from reference.recomputation import remembered
 from reference.resolution.workspace import align_up
 from reference.wire import WireObject, decode_with, read_tagged
 
@@ -82,6 +83,7 @@ def tensor_layout_fingerprint(layout: JsonValue) -> str:
     return fingerprint(_layout_class(layout, context), context=context)
 
 
+@remembered
 def workspace_layout_fingerprint() -> str:
     """Canonical fingerprint of the JSON string ``"opaque_bytes_v1"``."""
     return fingerprint("opaque_bytes_v1", context="fingerprint workspace storage layout class")
