@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+import orjson
 import pytest
 from hypothesis import given, target
 from hypothesis import strategies as st
@@ -89,9 +90,8 @@ _CACHE_LIMIT: Final = 4096
 
 def _build(backend: BackendUnderTest, scenario: Mapping[str, Any]) -> Built | VNextError:
     """The decoded plan, or the backend's typed error (memoized per process: the ``ci`` profile
-    draws the same scenarios for every inequality, and a build is deterministic). The key is plain
-    ``json``, so hashing never judges a (possibly out-of-range) document."""
-    key = (backend.role, hashlib.sha256(json.dumps(scenario, sort_keys=True).encode()).hexdigest())
+    draws the same scenarios for every inequality, and a build is deterministic)."""
+    key = (backend.role, _scenario_key(scenario))
     if key not in _BUILT:
         try:
             result: Built | VNextError = _decode(backend.build_plan(scenario))
@@ -101,6 +101,16 @@ def _build(backend: BackendUnderTest, scenario: Mapping[str, Any]) -> Built | VN
             _BUILT.clear()
         _BUILT[key] = result
     return _BUILT[key]
+
+
+def _scenario_key(scenario: Mapping[str, Any]) -> str:
+    """A digest of the document with sorted keys; never a judgement of it (a number out of every integer
+    range, which the fast encoder refuses, is spelt by plain ``json``)."""
+    try:
+        text = b"orjson:" + orjson.dumps(scenario, option=orjson.OPT_SORT_KEYS)
+    except (TypeError, orjson.JSONEncodeError):
+        text = b"json:" + json.dumps(scenario, sort_keys=True).encode()
+    return hashlib.sha256(text).hexdigest()
 
 
 def _accepted(backend: BackendUnderTest, scenario: Mapping[str, Any]) -> bool:
