@@ -13,13 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from reference.canonical import sha256_hex
 from reference.catalog.catalog import CapabilityCatalog
 from reference.catalog.operation import OperationDescriptor
 from reference.catalog.provider import OperationProviderDescriptor
 from reference.collector import collector_paused
 from reference.errors import IncompatibleOperationVersion, invalid_plan
-from reference.ids import PLAN_ID_PLACEHOLDER, NodeId, OperationId, PlanHash, PlanId, ProgramValueId, plan_id_for_hash
+from reference.ids import PLAN_ID_PLACEHOLDER, NodeId, OperationId, PlanId, ProgramValueId, plan_id_for_hash
 from reference.model.prepared import PreparedModelFamily
 from reference.model.program import ProgramNode
 from reference.model.weight_schema import WeightSchema
@@ -36,7 +35,7 @@ from reference.plan.evidence import select_provider
 from reference.plan.execution_plan import ExecutionPlan
 from reference.plan.memory import build_memory_plan
 from reference.plan.node import PlanNode
-from reference.plan.payload import EXECUTION_PLAN_SCHEMA, ExecutionPlanPayload, payload_material_bytes
+from reference.plan.payload import EXECUTION_PLAN_SCHEMA, ExecutionPlanPayload, plan_hash_of_material
 from reference.plan.request import CompletionRetentionSpec, PlanBuildRequest
 from reference.plan.retained import resolve_retained_values
 from reference.plan.selection import RejectedProvider
@@ -337,8 +336,7 @@ def build_plan(request: PlanBuildRequest) -> ExecutionPlan:
         memory,
     )
     wire = payload.to_wire()
-    material = payload_material_bytes(wire)
-    plan_hash = PlanHash(sha256_hex(material))
+    plan_hash, material = plan_hash_of_material(wire)
     plan_id = plan_id_for_hash(plan_hash)
     payload = payload.with_plan_id(plan_id)
     wire["plan_id"] = plan_id.value

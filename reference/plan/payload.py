@@ -28,7 +28,6 @@ __all__ = [
     "MAX_EXECUTION_PLAN_WIRE_BYTES",
     "PAYLOAD_FIELDS",
     "ExecutionPlanPayload",
-    "payload_material_bytes",
     "plan_hash_of_material",
 ]
 
@@ -56,15 +55,11 @@ PAYLOAD_FIELDS: Final = (
 )
 
 
-def payload_material_bytes(payload_wire: dict[str, JsonValue]) -> bytes:
-    """The canonical bytes the plan hash covers: the payload wire without ``plan_id``."""
+def plan_hash_of_material(payload_wire: dict[str, JsonValue]) -> tuple[PlanHash, bytes]:
+    """sha256 of the canonical bytes of the payload wire without ``plan_id``, and those bytes."""
     material = {k: v for k, v in payload_wire.items() if k != "plan_id"}
-    return canonical_bytes(material, context=HASH_CONTEXT, trusted=True)
-
-
-def plan_hash_of_material(payload_wire: dict[str, JsonValue]) -> PlanHash:
-    """sha256 of the canonical bytes of the payload wire without ``plan_id``."""
-    return PlanHash(sha256_hex(payload_material_bytes(payload_wire)))
+    encoded = canonical_bytes(material, context=HASH_CONTEXT, trusted=True)
+    return PlanHash(sha256_hex(encoded)), encoded
 
 
 @dataclass(frozen=True, slots=True, eq=False)
