@@ -332,11 +332,11 @@ def budget_cases(
 
     Capacity stays within the seed device (1 MiB), so only the budget (I4/I5) decides.
     """
-    base = draw(st.sampled_from(list(bases)))
-    reserve = draw(st.one_of(st.sampled_from([0, 128]), st.integers(0, 4096)))
+    base = draw(st.sampled_from(tuple(bases)))
+    reserve = draw(st.one_of(st.sampled_from((0, 128)), st.integers(0, 4096)))
     usable = draw(st.integers(1, max_usable))
     sequences = draw(st.integers(1, max_sequences))
-    tokens = draw(st.one_of(st.sampled_from([4096, 1]), st.integers(1, 1 << 20)))
+    tokens = draw(st.one_of(st.sampled_from((4096, 1)), st.integers(1, 1 << 20)))
     scratch = draw(st.lists(st.integers(1, 256), min_size=len(NODE_IDS[base]), max_size=len(NODE_IDS[base])))
     persistent = draw(st.integers(1, 128))
     return make_budget_case(base, Knobs(reserve + usable, reserve, sequences, tokens), scratch, persistent)
@@ -346,7 +346,7 @@ def budget_cases(
 @st.composite
 def scratch_cases(draw: st.DrawFn, bases: Sequence[str] = MULTI_NODE_BASES) -> BudgetCase:
     """A multi-node base with per-node scratch sizes and a roomy seed policy (capacity 1 MiB)."""
-    base = draw(st.sampled_from(list(bases)))
+    base = draw(st.sampled_from(tuple(bases)))
     scratch = draw(st.lists(st.integers(1, 512), min_size=len(NODE_IDS[base]), max_size=len(NODE_IDS[base])))
     return make_budget_case(base, Knobs(1 << 20, 128, 3, 4096), scratch, 32)
 
@@ -355,7 +355,7 @@ def scratch_cases(draw: st.DrawFn, bases: Sequence[str] = MULTI_NODE_BASES) -> B
 @st.composite
 def sequence_pairs(draw: st.DrawFn, bases: Sequence[str] = BASES) -> tuple[BudgetCase, BudgetCase]:
     """The same base and workspaces under two ``maximum_active_sequences`` values (roomy capacity)."""
-    base = draw(st.sampled_from(list(bases)))
+    base = draw(st.sampled_from(tuple(bases)))
     first, second = draw(st.lists(st.one_of(st.integers(1, 64), st.just(U32_MAX)), min_size=2, max_size=2))
     scratch = draw(st.lists(st.integers(1, 256), min_size=len(NODE_IDS[base]), max_size=len(NODE_IDS[base])))
     persistent = draw(st.integers(1, 128))
@@ -399,20 +399,20 @@ class EdgeCase:
 
 
 def _near(top: int) -> st.SearchStrategy[int]:
-    return st.one_of(st.sampled_from([top, top - 1, top - 15, top // 2 + 1]), st.integers(top - 4096, top))
+    return st.one_of(st.sampled_from((top, top - 1, top - 15, top // 2 + 1)), st.integers(top - 4096, top))
 
 
 @reusable
 @st.composite
 def edge_cases(draw: st.DrawFn, edges: Sequence[str] = EDGE_KINDS, bases: Sequence[str] = BASES) -> EdgeCase:
     """One edge class applied to a base (the device grows to ``u64::MAX`` where the policy needs it)."""
-    edge = draw(st.sampled_from(list(edges)))
-    base = draw(st.sampled_from(list(bases)))
+    edge = draw(st.sampled_from(tuple(edges)))
+    base = draw(st.sampled_from(tuple(bases)))
     scenario = base_scenario(base)
     values: dict[str, int] = {}
     huge = with_device_memory(scenario, U64_MAX)
     if edge == "capacity_at_u64_max":
-        values = {"capacity": draw(_near(U64_MAX)), "reserve": draw(st.sampled_from([0, 128, 1 << 63]))}
+        values = {"capacity": draw(_near(U64_MAX)), "reserve": draw(st.sampled_from((0, 128, 1 << 63)))}
         scenario = with_policy(huge, **values)
     elif edge == "reserve_just_below_capacity":
         capacity = draw(_near(U64_MAX))
@@ -471,7 +471,7 @@ def estimator_cases(
         return base, behavior, scratch, with_estimates(base_scenario(base), scratch=scratch, behavior=behavior)
 
     return st.builds(
-        build, st.sampled_from(list(bases)), st.sampled_from(list(ESTIMATE_BEHAVIORS)), st.integers(1, 256)
+        build, st.sampled_from(tuple(bases)), st.sampled_from(tuple(ESTIMATE_BEHAVIORS)), st.integers(1, 256)
     )
 
 

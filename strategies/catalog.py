@@ -97,13 +97,13 @@ class CatalogDraft:
 def dimension_constraints() -> st.SearchStrategy[DimensionConstraint]:
     return st.one_of(
         st.integers(1, 8).map(ExactDimension),
-        st.sampled_from(["tokens", "n", "batch"]).map(SymbolDimension),
+        st.sampled_from(("tokens", "n", "batch")).map(SymbolDimension),
         st.tuples(st.integers(1, 4), st.integers(0, 4)).map(lambda p: RangeDimension(p[0], p[0] + p[1])),
     )
 
 
 def _layouts(rank: int) -> st.SearchStrategy[LayoutConstraint]:
-    strides = st.one_of(st.integers(1, 64).map(ExactBytesStride), st.sampled_from(["row", "col"]).map(SymbolStride))
+    strides = st.one_of(st.integers(1, 64).map(ExactBytesStride), st.sampled_from(("row", "col")).map(SymbolStride))
     options: list[st.SearchStrategy[LayoutConstraint]] = [st.just(ContiguousLayout())]
     options.append(st.lists(strides, min_size=rank, max_size=rank).map(lambda s: StridedLayout(tuple(s))))
     if rank:
@@ -118,10 +118,10 @@ def _layouts(rank: int) -> st.SearchStrategy[LayoutConstraint]:
 _RANKS: Final = st.integers(0, 3)
 _DIM_LISTS: Final = {r: st.lists(dimension_constraints(), min_size=r, max_size=r) for r in range(4)}
 _LAYOUT_LISTS: Final = {r: st.lists(_layouts(r), min_size=1, max_size=3) for r in range(4)}
-_TYPE_LISTS: Final = st.lists(st.sampled_from(list(ElementType)), min_size=1, max_size=3)
-_ACCESSES: Final = st.sampled_from(list(TensorAccess))
-_READS: Final = st.sampled_from([TensorAccess.READ, TensorAccess.READ_WRITE])
-_WRITES: Final = st.sampled_from([TensorAccess.WRITE, TensorAccess.READ_WRITE])
+_TYPE_LISTS: Final = st.lists(st.sampled_from(tuple(ElementType)), min_size=1, max_size=3)
+_ACCESSES: Final = st.sampled_from(tuple(TensorAccess))
+_READS: Final = st.sampled_from((TensorAccess.READ, TensorAccess.READ_WRITE))
+_WRITES: Final = st.sampled_from((TensorAccess.WRITE, TensorAccess.READ_WRITE))
 
 
 def _draw_contract(
@@ -179,7 +179,7 @@ def _constraint(draw: st.DrawFn, kind: str) -> AttributeConstraint:
         return AttributeConstraint.integer_list_length(max(low, 1), max(high, 1))
     if kind == "text":
         return AttributeConstraint.text_choices(
-            frozenset(draw(st.lists(st.sampled_from(["a", "b", "mean"]), min_size=1, max_size=3)))
+            frozenset(draw(st.lists(st.sampled_from(("a", "b", "mean")), min_size=1, max_size=3)))
         )
     first, second = draw(_rational()), draw(_rational())
     ordered = sorted([first, second], key=lambda r: r.numerator / r.denominator)
@@ -190,11 +190,11 @@ def _constraint(draw: st.DrawFn, kind: str) -> AttributeConstraint:
 @st.composite
 def attribute_schemas(draw: st.DrawFn, max_entries: int = 2) -> AttributeSchema:
     """A valid attribute vocabulary (only §4 table pairs, non-inverted bounds)."""
-    names = draw(st.lists(st.sampled_from(["attr.axis", "attr.mode", "attr.eps", "attr.k"]), max_size=max_entries,
+    names = draw(st.lists(st.sampled_from(("attr.axis", "attr.mode", "attr.eps", "attr.k")), max_size=max_entries,
                           unique=True))  # fmt: skip
     entries = {}
     for name in names:
-        kind = draw(st.sampled_from(["bool", "integer", "unsigned", "rational", "text", "integers"]))
+        kind = draw(st.sampled_from(("bool", "integer", "unsigned", "rational", "text", "integers")))
         entries[AttributeId(name)] = AttributeSpec(kind, draw(st.booleans()), draw(_constraint(kind)))
     return AttributeSchema(entries)
 
@@ -202,15 +202,15 @@ def attribute_schemas(draw: st.DrawFn, max_entries: int = 2) -> AttributeSchema:
 # --------------------------------------------------------------------------- operations
 
 
-_ALIGNMENTS: Final = st.sampled_from([1, 4, 16, 64])
-_PRESENCE: Final = st.sampled_from(list(ResourcePresenceRequirement))
-_PHASES: Final = st.sampled_from(list(ProfilePhase))
+_ALIGNMENTS: Final = st.sampled_from((1, 4, 16, 64))
+_PRESENCE: Final = st.sampled_from(tuple(ResourcePresenceRequirement))
+_PHASES: Final = st.sampled_from(tuple(ProfilePhase))
 _SEMANTICS: Final = st.sampled_from(
     [ProviderExecutionSemantics.bitwise_eager_and_replay(), ProviderExecutionSemantics.bitwise_eager_only()]
 )
 _INPUT_COUNTS: Final = st.integers(0, 3)
 _OUTPUT_COUNTS: Final = st.integers(1, 2)
-_ALIAS_KINDS: Final = st.sampled_from(["no_alias", "may_alias", "must_alias"])
+_ALIAS_KINDS: Final = st.sampled_from(("no_alias", "may_alias", "must_alias"))
 
 
 _ANY_VERSION: Final = st.builds(ContractVersion, st.integers(1, 2), st.integers(0, 2))
@@ -236,7 +236,7 @@ def operation_descriptors(
     if inputs is None:
         inputs = draw(
             st.lists(
-                st.sampled_from([TensorAccess.READ, TensorAccess.READ_WRITE]).flatmap(
+                st.sampled_from((TensorAccess.READ, TensorAccess.READ_WRITE)).flatmap(
                     lambda a: tensor_contracts(access=a)
                 ),
                 max_size=3,
@@ -250,7 +250,7 @@ def operation_descriptors(
         outputs = draw(
             st.lists(
                 st.tuples(
-                    st.sampled_from([TensorAccess.WRITE, TensorAccess.READ_WRITE]), st.one_of(alias_options)
+                    st.sampled_from((TensorAccess.WRITE, TensorAccess.READ_WRITE)), st.one_of(alias_options)
                 ).flatmap(lambda p: tensor_contracts(access=p[0], alias=p[1])),
                 min_size=1,
                 max_size=2,
@@ -265,7 +265,7 @@ def operation_descriptors(
         oracle = OracleSpec(oracle_kind, tolerance=tolerance)
     else:
         oracle = OracleSpec(oracle_kind)
-    required = frozenset(draw(st.lists(st.sampled_from(list(capabilities)), max_size=len(capabilities), unique=True)))
+    required = frozenset(draw(st.lists(st.sampled_from(tuple(capabilities)), max_size=len(capabilities), unique=True)))
     return OperationDescriptor(
         id=OperationId(operation_id),
         version=version,
@@ -309,7 +309,7 @@ def devices(
     capabilities = ["capability.compute", *draw(st.lists(st.sampled_from(CAPABILITY_POOL[1:]), unique=True))]
     return DeviceDescriptor(
         DeviceId(device_id),
-        draw(st.sampled_from(list(DeviceClass))),
+        draw(st.sampled_from(tuple(DeviceClass))),
         draw(st.integers(0, 3)),
         memory,
         draw(hex_digests()),
@@ -319,7 +319,7 @@ def devices(
 
 
 def _subset(draw: st.DrawFn, values: Sequence[Any]) -> list[Any]:
-    return draw(st.lists(st.sampled_from(list(values)), max_size=len(values), unique=True)) if values else []
+    return draw(st.lists(st.sampled_from(tuple(values)), max_size=len(values), unique=True)) if values else []
 
 
 @reusable
@@ -377,12 +377,12 @@ def weight_materializer_maps(
     """The canonical identity entry plus 0..2 structurally valid descriptors within the device capabilities."""
     identity = WeightMaterializerDescriptor.identity()
     out = {identity.id: identity}
-    for name in draw(st.lists(st.sampled_from(["weight-materializer.a", "weight-materializer.b"]), unique=True)):
+    for name in draw(st.lists(st.sampled_from(("weight-materializer.a", "weight-materializer.b")), unique=True)):
         descriptor = WeightMaterializerDescriptor.new(
             WeightMaterializerId(name),
             draw(_versions()),
             draw(hex_digests()),
-            draw(st.sampled_from(list(WeightMaterializationFidelity))),
+            draw(st.sampled_from(tuple(WeightMaterializationFidelity))),
             frozenset(_subset(draw, sorted(device.capabilities))),
         )
         out[descriptor.id] = descriptor

@@ -140,14 +140,14 @@ def _control_strings() -> st.SearchStrategy[str]:
 @st.composite
 def _insert_bytes(draw: st.DrawFn, data: bytes) -> bytes:
     position = draw(st.integers(0, len(data)))
-    bad = draw(st.sampled_from([b"\xff", b"\xfe", b"\xc0\xaf", b"\x80", b"\xed\xa0\x80", b"\xe2\x82"]))
+    bad = draw(st.sampled_from((b"\xff", b"\xfe", b"\xc0\xaf", b"\x80", b"\xed\xa0\x80", b"\xe2\x82")))
     return data[:position] + bad + data[position:]
 
 
 @reusable
 @st.composite
 def _trailing(draw: st.DrawFn, data: bytes) -> bytes:
-    space = draw(st.sampled_from([b"", b" ", b"\n"]))
+    space = draw(st.sampled_from((b"", b" ", b"\n")))
     junk = draw(st.sampled_from([b"x", b"0", b"{}", b"[]", b",", b"]", b"}", b'"t"', b"null"]))
     return data + space + junk
 
@@ -160,12 +160,12 @@ def malformed_json(
     data = compact_bytes(document)
     makers: dict[str, Callable[[], st.SearchStrategy[bytes]]] = {
         "duplicate_key": lambda: _duplicate_key(document),
-        "negative_zero": lambda: _at_value(document, st.sampled_from(["-0", "-0 "])),
+        "negative_zero": lambda: _at_value(document, st.sampled_from(("-0", "-0 "))),
         "integer_out_of_range": lambda: _at_value(
             document,
             st.one_of(st.integers(U64_MAX + 1, U64_MAX + 1000), st.integers(_I64_MIN - 1000, _I64_MIN - 1)).map(str),
         ),
-        "non_finite": lambda: _at_value(document, st.sampled_from(["NaN", "Infinity", "-Infinity"])),
+        "non_finite": lambda: _at_value(document, st.sampled_from(("NaN", "Infinity", "-Infinity"))),
         "lone_surrogate": lambda: _at_value(document, _surrogate_strings()),
         "invalid_utf8": lambda: _insert_bytes(data),
         "raw_control_character": lambda: _at_value(document, _control_strings()),

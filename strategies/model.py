@@ -167,7 +167,7 @@ def program_tensor_specs(
 def state_specs(draw: st.DrawFn, state_id: str, value_id: str) -> StateSpec:
     """A valid state: capacity demand consistent with the tensor bytes, checkpoints only for sequences."""
     tensor = draw(program_tensor_specs(dims=draw(shapes(max_rank=2, max_extent=4))))
-    lifetime = draw(st.sampled_from(list(StateLifetime)))
+    lifetime = draw(st.sampled_from(tuple(StateLifetime)))
     tensor_bytes = tensor.byte_len()
     demand = draw(
         st.one_of(
@@ -180,7 +180,7 @@ def state_specs(draw: st.DrawFn, state_id: str, value_id: str) -> StateSpec:
     checkpoint = StateCheckpointCapability()
     if lifetime is StateLifetime.SEQUENCE and draw(st.booleans()):
         checkpoint = StateCheckpointCapability(
-            draw(st.sampled_from(list(CheckpointContents))), draw(st.sampled_from(list(CheckpointInputDependency)))
+            draw(st.sampled_from(tuple(CheckpointContents))), draw(st.sampled_from(tuple(CheckpointInputDependency)))
         )
     return StateSpec(
         StateId(state_id),
@@ -188,7 +188,7 @@ def state_specs(draw: st.DrawFn, state_id: str, value_id: str) -> StateSpec:
         tensor,
         lifetime,
         demand,
-        draw(st.sampled_from(list(StateInitialization))),
+        draw(st.sampled_from(tuple(StateInitialization))),
         checkpoint,
     )
 
@@ -260,7 +260,7 @@ def program_drafts(
             work = ProgramNodeWorkSpec.tokens(draw(st.sampled_from(token_candidates)), draw(st.integers(0, 1)))
         node_attributes: dict[AttributeId, SemanticValue] = {}
         if attributes:
-            for name in draw(st.lists(st.sampled_from(["attr.axis", "attr.mode"]), unique=True)):
+            for name in draw(st.lists(st.sampled_from(("attr.axis", "attr.mode")), unique=True)):
                 node_attributes[AttributeId(name)] = draw(semantic_values())
         nodes.append(ProgramNode(NodeId(f"node.n{index}"), operation, version, work, tuple(operands),
                                  tuple(outputs), node_attributes))  # fmt: skip
@@ -330,7 +330,7 @@ def metadata(draw: st.DrawFn) -> ModelSemanticMetadata:
     return ModelSemanticMetadata(
         TemplateMetadata(
             draw(st.sampled_from(["{{ messages }}", "{% for m in messages %}{{ m }}{% endfor %}"])),
-            draw(st.sampled_from(["template.json", "tokenizer/chat_template.jinja"])),
+            draw(st.sampled_from(("template.json", "tokenizer/chat_template.jinja"))),
             draw(hex_digests()),
         ),
         SpecialTokenMetadata(
@@ -347,7 +347,7 @@ _CONFIG_VALUES: Final[dict[str, st.SearchStrategy[Any]]] = {
     "i64": st.integers(-(2**63), 2**63 - 1),
     "string": st.text(alphabet="abc-", max_size=6),
     "bool": st.booleans(),
-    "f64": st.sampled_from([0.5, 1e-05, -2.25, 3.0]),
+    "f64": st.sampled_from((0.5, 1e-05, -2.25, 3.0)),
     "json": json_values(max_leaves=4),
 }
 
@@ -356,7 +356,7 @@ _CONFIG_VALUES: Final[dict[str, st.SearchStrategy[Any]]] = {
 @st.composite
 def _config(draw: st.DrawFn) -> tuple[list[tuple[str, str]], dict[str, JsonValue], dict[str, JsonValue]]:
     """Config fields, the typed value (fields plus explicit defaults) and the raw config."""
-    names = draw(st.lists(st.sampled_from(["width", "depth", "name", "flag", "scale", "extra"]), unique=True,
+    names = draw(st.lists(st.sampled_from(("width", "depth", "name", "flag", "scale", "extra")), unique=True,
                           max_size=3))  # fmt: skip
     fields = [(name, draw(st.sampled_from(sorted(_CONFIG_VALUES)))) for name in names]
     raw = {name: draw(_CONFIG_VALUES[kind]) for name, kind in fields}

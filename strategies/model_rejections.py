@@ -48,17 +48,17 @@ def build_family_case(case: JsonValue) -> PreparedModelFamily:
 
 
 def _unknown_top_level_field(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
-    case["family"]["unexpected"] = draw(st.sampled_from([None, 0, "x"]))
+    case["family"]["unexpected"] = draw(st.sampled_from((None, 0, "x")))
     return "01.3.6/decode_unknown_field", SERIALIZATION, None
 
 
 def _document_version(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
-    case["family"]["document_version"] = draw(st.sampled_from([0, 2, "1"]))
+    case["family"]["document_version"] = draw(st.sampled_from((0, 2, "1")))
     return "01.5/document_format_refused", SERIALIZATION, None
 
 
 def _config_type_unknown(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
-    case["family"]["config"]["fields"].append({"name": "zz_field", "type": draw(st.sampled_from(["u128", "float"]))})
+    case["family"]["config"]["fields"].append({"name": "zz_field", "type": draw(st.sampled_from(("u128", "float")))})
     return "01.5/enum_variant_shape", SERIALIZATION, None
 
 
@@ -81,7 +81,7 @@ def _undeclared_external(draw: st.DrawFn, case: Case) -> tuple[str, str, str | N
 
 
 def _config_unconsumed_key(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
-    case["config"]["zz_unconsumed"] = draw(st.sampled_from([0, "x", True]))
+    case["config"]["zz_unconsumed"] = draw(st.sampled_from((0, "x", True)))
     return "02.5.2/raw_key_missing_in_typed", _IMC, "/zz_unconsumed"
 
 
@@ -168,7 +168,7 @@ def _layout_too_deep(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]
 def _quantization_bits_zero(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None] | None:
     for component in case["family"]["weight_schema"]["components"]:
         if "quantized" in component["encoding"]:
-            component["encoding"]["quantized"]["bits_per_weight"] = draw(st.sampled_from([0, 9]))
+            component["encoding"]["quantized"]["bits_per_weight"] = draw(st.sampled_from((0, 9)))
             return "02.8.2/bits_per_weight_range", _EP, None
     return None
 
@@ -295,12 +295,12 @@ _SOURCE_FILES: Final = {
 
 def _metadata(draw: st.DrawFn, case: Case) -> tuple[str, str, str | None]:
     metadata = case["family"]["semantic_metadata"]
-    broken = draw(st.sampled_from(["template", "source", "sha", "eos"]))
+    broken = draw(st.sampled_from(("template", "source", "sha", "eos")))
     if broken == "template":
         metadata["template"]["template"] = ""
         rule = "02.11.3/template_empty"
     elif broken == "source":
-        source = draw(st.sampled_from(list(_SOURCE_FILES)))
+        source = draw(st.sampled_from(tuple(_SOURCE_FILES)))
         metadata["template"]["source_file"] = source
         rule = _SOURCE_FILES[source]
     elif broken == "sha":
@@ -316,7 +316,7 @@ def _state_checkpoint_lifetime(draw: st.DrawFn, case: Case) -> tuple[str, str, s
     states = case["family"]["program"]["states"]
     if not states:
         return None
-    states[0]["lifetime"] = draw(st.sampled_from(["request", "step"]))
+    states[0]["lifetime"] = draw(st.sampled_from(("request", "step")))
     states[0]["checkpoint"] = {"completed_boundary": {"contract_version": {"major": 1, "minor": 0},
                                                       "contents": "boundary_value",
                                                       "input_dependency": "entire_token_input"}}  # fmt: skip

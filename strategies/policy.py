@@ -104,7 +104,7 @@ def reusable_bucket(class_id: str, sequences: int, tokens: int, pages: int) -> d
 @st.composite
 def reusable_policy_wires(draw: st.DrawFn, max_sequences: int = 4, max_tokens: int = 4096) -> dict[str, JsonValue]:
     """A valid ``ReusableExecutionPolicy`` wire within the sequence/token ceilings (rows 13-14)."""
-    classes = draw(st.lists(st.sampled_from(["class.a", "class.b", "x:y/z"]), min_size=1, max_size=2, unique=True))
+    classes = draw(st.lists(st.sampled_from(("class.a", "class.b", "x:y/z")), min_size=1, max_size=2, unique=True))
     buckets: list[JsonValue] = []
     for class_id in sorted(classes):
         seq = draw(st.integers(1, min(max_sequences, 2)))
@@ -112,7 +112,7 @@ def reusable_policy_wires(draw: st.DrawFn, max_sequences: int = 4, max_tokens: i
         pages = draw(st.integers(1, 4))
         for _ in range(draw(st.integers(1, 3))):
             buckets.append(_bucket(class_id, seq, tok, pages))
-            grow = draw(st.sampled_from(["tokens", "sequences", "pages"]))
+            grow = draw(st.sampled_from(("tokens", "sequences", "pages")))
             if grow == "tokens" and tok < max_tokens:
                 tok += 1
             elif grow == "sequences" and seq < max_sequences:
@@ -143,10 +143,10 @@ def policy_fields(
 
     ``reusable`` allows a reusable-execution policy, ``force_reusable`` always draws one.
     """
-    cap = _pick(draw, capacity, st.one_of(st.sampled_from([1, 2, 4096, 1 << 20, U64_MAX]), st.integers(1, U64_MAX)))
-    res = _pick(draw, reserve, st.one_of(st.sampled_from([0, cap - 1]), st.integers(0, cap - 1)))
+    cap = _pick(draw, capacity, st.one_of(st.sampled_from((1, 2, 4096, 1 << 20, U64_MAX)), st.integers(1, U64_MAX)))
+    res = _pick(draw, reserve, st.one_of(st.sampled_from((0, cap - 1)), st.integers(0, cap - 1)))
     mas = _pick(draw, sequences, st.one_of(st.integers(1, 4), st.just(U32_MAX)))
-    mst = _pick(draw, tokens, st.one_of(st.sampled_from([1, 4096]), st.integers(1, U64_MAX)))
+    mst = _pick(draw, tokens, st.one_of(st.sampled_from((1, 4096)), st.integers(1, U64_MAX)))
     order = profiles if profiles is not None else [p.to_wire() for p in draw(profile_orders())]
     memory: dict[str, JsonValue] = {
         "capacity_bytes": cap,
@@ -162,17 +162,17 @@ def policy_fields(
     return {
         "policy_id": draw(st.one_of(st.just("runtime-policy.test"), id_strings("runtime-policy"))),
         "version": {"major": draw(st.integers(1, 3)), "minor": draw(st.integers(0, 3))},
-        "scheduling": draw(st.sampled_from(["first_ready", "priority", "deadline"])),
+        "scheduling": draw(st.sampled_from(("first_ready", "priority", "deadline"))),
         "memory": memory,
         "admission": {
             "maximum_queue_depth": draw(st.integers(1, U32_MAX)),
             "maximum_scheduled_tokens": mst,
-            "sequence_fit_policy": draw(st.sampled_from(["immediate_only", "full_input_must_fit"])),
+            "sequence_fit_policy": draw(st.sampled_from(("immediate_only", "full_input_must_fit"))),
             "allow_defer": draw(st.booleans()),
             "cancellation_check_interval_steps": draw(st.integers(1, U32_MAX)),
         },
-        "attention_execution": draw(st.sampled_from(["portable", "native-adaptive"])),
-        "execution_determinism": draw(st.sampled_from(["bitwise_same_runtime", "bitwise_same_runtime_with_replay"])),
+        "attention_execution": draw(st.sampled_from(("portable", "native-adaptive"))),
+        "execution_determinism": draw(st.sampled_from(("bitwise_same_runtime", "bitwise_same_runtime_with_replay"))),
         "reusable_execution": reusable_wire,
     }
 
@@ -197,7 +197,7 @@ def _as_resolved_wire(draft: PolicyDraft) -> PolicyDraft:
 def _adversarial(draw: st.DrawFn) -> PolicyDraft:
     serde: dict[str, JsonValue] = {
         "maximum_active_sequences": draw(st.one_of(st.integers(0, 4), st.just(U32_MAX))),
-        "maximum_scheduled_tokens": draw(st.one_of(st.sampled_from([0, 4096]), st.integers(0, U64_MAX))),
+        "maximum_scheduled_tokens": draw(st.one_of(st.sampled_from((0, 4096)), st.integers(0, U64_MAX))),
         "dynamic_storage_profile_order": [p.to_wire() for p in draw(profile_orders(min_size=0))],
     }
     document: dict[str, JsonValue] = {"kind": "adversarial", "serde": serde}
@@ -252,10 +252,10 @@ def boundary_policies(draw: st.DrawFn, need: int, *, device_capacity: int = U64_
     """
     if need < 1 or device_capacity < 1:
         raise ValueError("need and device_capacity must be positive")
-    margin = draw(st.one_of(st.sampled_from([-1, 0, 1]), st.integers(-64, 64)))
+    margin = draw(st.one_of(st.sampled_from((-1, 0, 1)), st.integers(-64, 64)))
     guide(-abs(margin), "distance from the budget boundary")
     usable = min(max(1, need + margin), device_capacity)
-    reserve = min(draw(st.sampled_from([0, 128, 4096])), device_capacity - usable)
+    reserve = min(draw(st.sampled_from((0, 128, 4096))), device_capacity - usable)
     fields = draw(policy_fields(capacity=usable + reserve, reserve=reserve))
     document: dict[str, JsonValue] = {"kind": "resolved_fields", "fields": fields}
     return BoundaryPolicy(document, policy_from_document(document), need, usable - need)
@@ -311,12 +311,12 @@ def hostile_policies(
         fields = draw(policy_fields(capacity=draw(st.integers(1, device_capacity)), reusable=False))
     reported = _reported(fields)
     serialized: JsonValue = copy.deepcopy(fields)
-    hostility = draw(st.sampled_from(list(hostilities or HOSTILE_POLICY_OPERATORS)))
+    hostility = draw(st.sampled_from(tuple(hostilities or HOSTILE_POLICY_OPERATORS)))
     error: JsonValue = None
     expected: str | None = _EP
     rule = "05 §3 step 5: 0 < capacity <= device and reserve < capacity"
     if hostility == "validate_raises":
-        kind = draw(st.sampled_from(["invalid_execution_plan", "invalid_model_config", "unsupported_operation"]))
+        kind = draw(st.sampled_from(("invalid_execution_plan", "invalid_model_config", "unsupported_operation")))
         error, expected, rule = _error_object(kind), kind, "05 §3 step 1: policy.validate() errors propagate"
     elif hostility == "zero_sequences":
         reported["maximum_active_sequences"] = 0

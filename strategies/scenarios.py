@@ -131,9 +131,9 @@ def planning_policies(draw: st.DrawFn, *, device_bytes: int = _DEVICE_BYTES) -> 
     position among up to two other profiles.
     """
     capacity = draw(st.one_of(st.just(device_bytes), st.integers(1 << 16, device_bytes)))
-    reserve = draw(st.one_of(st.sampled_from([0, 128]), st.integers(0, 1 << 12)))
+    reserve = draw(st.one_of(st.sampled_from((0, 128)), st.integers(0, 1 << 12)))
     sequences = draw(st.integers(1, 8))
-    tokens = draw(st.one_of(st.sampled_from([4096, 1]), st.integers(1, 1 << 16)))
+    tokens = draw(st.one_of(st.sampled_from((4096, 1)), st.integers(1, 1 << 16)))
     others = draw(
         st.lists(storage_profiles(), max_size=2, unique_by=lambda p: p.sort_key()).map(
             lambda ps: [p for p in ps if p != _LINEAR]
@@ -228,11 +228,11 @@ def plan_fixture_case(params: PlanFixtureParams) -> ScenarioCase:
 @st.composite
 def plan_fixture_cases(draw: st.DrawFn, *, family: str | None = None) -> ScenarioCase:
     """Plan-fixture scenarios; ``family`` pins ``test`` or ``ordered_schema``."""
-    family_name = draw(st.sampled_from(["test", "ordered_schema"])) if family is None else family
+    family_name = draw(st.sampled_from(("test", "ordered_schema"))) if family is None else family
     reverse_sources = family_name == "ordered_schema" and draw(st.booleans())
     # Distinct by construction (an index suffix), so nothing is filtered.
     resources = [f"{rid}.{k}" for k, rid in enumerate(draw(st.lists(id_strings("resource"), min_size=4, max_size=4)))]
-    providers = draw(st.sampled_from(["single", "secondary"]))
+    providers = draw(st.sampled_from(("single", "secondary")))
     extra = [f"{cap}.{k}" for k, cap in enumerate(draw(st.lists(id_strings("capability.extra"), max_size=2)))]
     required = sorted(draw(st.sets(st.sampled_from(["capability.compute", *extra]))))
     materializers = [
@@ -241,7 +241,7 @@ def plan_fixture_cases(draw: st.DrawFn, *, family: str | None = None) -> Scenari
             draw(
                 st.lists(
                     st.tuples(
-                        id_strings("weight-materializer"), hex_digests(), st.sampled_from(["exact", "approximate"])
+                        id_strings("weight-materializer"), hex_digests(), st.sampled_from(("exact", "approximate"))
                     ),
                     max_size=2,
                 )

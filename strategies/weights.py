@@ -290,7 +290,7 @@ def _quantized(draw: st.DrawFn, builder: _Builder, shape: Shape, dtype: ElementT
     axis = draw(st.integers(0, rank - 1))
     bits = draw(st.integers(1, 8))
     whole = draw(st.booleans())
-    group = shape[axis] if whole else draw(st.sampled_from([1, 2, 4, 8]))
+    group = shape[axis] if whole else draw(st.sampled_from((1, 2, 4, 8)))
     grouping = QuantizationGrouping.whole_axis() if whole else QuantizationGrouping.fixed(group)
     rounded = math.ceil(shape[axis] / group) * group
     grouped = _with(shape, axis, rounded)
@@ -298,7 +298,7 @@ def _quantized(draw: st.DrawFn, builder: _Builder, shape: Shape, dtype: ElementT
     zero_type = draw(st.one_of(st.none(), st.sampled_from(sorted(NARROW_INDEX_TYPES))))
     scale_type = draw(st.sampled_from(_FLOATS))
     spec = QuantizationSpec(
-        builder.quant_format(), bits, grouping, draw(st.sampled_from(list(QuantizationPacking))), scale_type, zero_type
+        builder.quant_format(), bits, grouping, draw(st.sampled_from(tuple(QuantizationPacking))), scale_type, zero_type
     )
     packed_dims = (math.ceil(math.prod(grouped) * bits / 8),)
     packed = builder.add(WeightComponentRole.PACKED_VALUES, packed_dims, Quantized(spec))
@@ -347,14 +347,14 @@ def _quantized(draw: st.DrawFn, builder: _Builder, shape: Shape, dtype: ElementT
 @st.composite
 def _block_grid(draw: st.DrawFn, builder: _Builder, shape: Shape) -> QuantizedBlockGridLayout:
     first, second = sorted(draw(st.lists(st.integers(0, len(shape) - 1), min_size=2, max_size=2, unique=True)))
-    rows, cols = draw(st.sampled_from([1, 2, 4])), draw(st.sampled_from([1, 2, 4]))
+    rows, cols = draw(st.sampled_from((1, 2, 4))), draw(st.sampled_from((1, 2, 4)))
     bits = draw(st.integers(1, 8))
     scale_type = draw(st.sampled_from(_FLOATS))
     spec = QuantizationSpec(
         builder.quant_format(),
         bits,
         QuantizationGrouping.block2d(rows, cols),
-        draw(st.sampled_from(list(QuantizationPacking))),
+        draw(st.sampled_from(tuple(QuantizationPacking))),
         scale_type,
         None,
     )
@@ -371,7 +371,7 @@ def _block_grid(draw: st.DrawFn, builder: _Builder, shape: Shape) -> QuantizedBl
 @st.composite
 def _block_quantized(draw: st.DrawFn, builder: _Builder, shape: Shape) -> BlockQuantizedLayout:
     axis = draw(st.integers(0, len(shape) - 1))
-    per_block = draw(st.sampled_from([1, 2, 3, 4, 32]))
+    per_block = draw(st.sampled_from((1, 2, 3, 4, 32)))
     rounded = math.ceil(shape[axis] / per_block) * per_block
     padding = PhysicalWeightPadding(None if rounded == shape[axis] else _with(shape, axis, rounded))
     spec = BlockQuantizationSpec(builder.quant_format(), per_block, draw(st.integers(1, 18)))
@@ -422,7 +422,7 @@ def weight_schemas(
         components = list(draw(st.permutations(components)))
         tensors = list(draw(st.permutations(tensors)))
     return WeightSchema(
-        WeightFormatId(draw(st.sampled_from(["weight-format.dense", "weight-format.test"]))),
+        WeightFormatId(draw(st.sampled_from(("weight-format.dense", "weight-format.test")))),
         WeightLayoutId("weight-layout.generated"),
         ContractVersion(draw(st.integers(1, 2)), draw(st.integers(0, 3))),
         tuple(components),
