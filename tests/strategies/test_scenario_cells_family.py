@@ -45,8 +45,6 @@ def test_the_cells_surroundings_are_accepted() -> None:
     declared = family._declared_policy(None)()
     api.build_plan(declared)
     extra = base_scenario("plan_fixture")
-    extra["family"]["document"]["weight_schema"]["components"].append(
-        family._component("packed_values", quantized())
-    )
+    extra["family"]["document"]["weight_schema"]["components"].append(family._component("packed_values", quantized()))
     api.build_plan(extra)
     api.build_plan(family._specialized(lambda schema: None)())

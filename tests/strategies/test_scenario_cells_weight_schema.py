@@ -76,9 +76,7 @@ _ALONE = {
     "component_dense_affine_before_bytes": (
         weight_schema._appended(weight_schema._component("values", dense("f32"), (2**63, 4))),
     ),
-    "component_bytes_before_role": (
-        weight_schema._appended(weight_schema._component("zero_points", dense("f32"))),
-    ),
+    "component_bytes_before_role": (weight_schema._appended(weight_schema._component("zero_points", dense("f32"))),),
     "component_checks_before_next_component": (
         weight_schema._appended(weight_schema._component("values", dense("f32"), (4, 0), name="zero")),
     ),
