@@ -235,11 +235,13 @@ def _decode(raw_bytes: bytes) -> UnvalidatedExecutionPlan:
     )
     plan_hash = PlanHash.from_wire(obj.raw("plan_hash"), context=DECODE_CONTEXT)
     payload_wire = payload.to_wire()
-    typed = {"payload": payload_wire, "plan_hash": plan_hash.value}
-    if canonical_bytes(typed, context=DECODE_CONTEXT, trusted=True) != canonical_bytes(raw, context=DECODE_CONTEXT):
-        _round_trip_differs(raw, typed)
+    canonical_payload = canonical_bytes(payload_wire, context=DECODE_CONTEXT, trusted=True)
+    # The canonical bytes of {"payload": ..., "plan_hash": ...}: keys sorted, compact, the payload's spliced in.
+    typed_bytes = b'{"payload":' + canonical_payload + b',"plan_hash":' + canonical_bytes(plan_hash.value) + b"}"
+    if typed_bytes != canonical_bytes(raw, context=DECODE_CONTEXT):
+        _round_trip_differs(raw, {"payload": payload_wire, "plan_hash": plan_hash.value})
     unvalidated = UnvalidatedExecutionPlan(payload, plan_hash)
-    unvalidated._canonical_payload.append(canonical_bytes(payload_wire, context=DECODE_CONTEXT, trusted=True))
+    unvalidated._canonical_payload.append(canonical_payload)
     return unvalidated
 
 

@@ -13,6 +13,7 @@ from reference.catalog import DynamicStorageRequirement, OperationProviderDescri
 from reference.errors import Serialization
 from reference.ids import NodeId
 from reference.plan.memory import bind_runtime_limits
+from reference.recomputation import computed_directly
 from reference.resolution import (
     OperationResourceEstimate,
     ProviderResourcePlan,
@@ -151,3 +152,29 @@ def test_estimate_fingerprint_is_policy_independent() -> None:
     assert resolved_values(0) == list(
         try_node_resolution(family(), seed_catalog(), seed_policy(), 0, planning_registry(seed_catalog())).values()
     )
+
+
+def test_a_valid_shape_is_remembered_by_identity_and_checked_afresh_when_computed_directly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    plan = ProviderResourcePlan.from_provider_output(descriptor(), INPUT, estimate())
+    recomputed: list[object] = []
+    real = ProviderResourcePlan.compute_estimate_fingerprint
+
+    def counted(self: ProviderResourcePlan) -> str:
+        recomputed.append(self)
+        return real(self)
+
+    monkeypatch.setattr(ProviderResourcePlan, "compute_estimate_fingerprint", counted)
+    plan.validate_shape()
+    plan.validate_shape()
+    assert recomputed == [plan]  # checked once, then remembered
+    with computed_directly():
+        plan.validate_shape()
+    assert recomputed[-1] is plan
+    equal = dataclasses.replace(plan)  # another object: checked on its own
+    equal.validate_shape()
+    assert recomputed[-1] is equal
+    forged = dataclasses.replace(plan, estimate_fingerprint=sha("7"))
+    for _ in range(2):  # a refusal is never remembered
+        raises_kind(EP, forged.validate_shape)
