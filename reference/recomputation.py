@@ -11,10 +11,11 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
+from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
 from typing import TypeVar
 
-__all__ = ["computed_directly", "memos_bypassed", "remembered"]
+__all__ = ["ValidByIdentity", "computed_directly", "memos_bypassed", "remembered"]
 
 T = TypeVar("T")
 
@@ -48,3 +49,30 @@ def remembered(function: Callable[..., T]) -> Callable[..., T]:
         return remembering(*args)
 
     return call
+
+
+class ValidByIdentity:
+    """Immutable values (or tuples of them) a check found valid, remembered by identity: a value valid once is
+    valid. Each is held while listed, so its id cannot be reused; the oldest is dropped beyond ``entries``.
+    Inside ``computed_directly()`` nothing is read or remembered, so the check runs."""
+
+    __slots__ = ("_entries", "_listed")
+
+    def __init__(self, entries: int) -> None:
+        self._entries = entries
+        self._listed: OrderedDict[tuple[int, ...], tuple[object, ...]] = OrderedDict()
+
+    def known(self, *values: object) -> bool:
+        """Whether exactly these objects were found valid together."""
+        if _DIRECT.get():
+            return False
+        held = self._listed.get(tuple(map(id, values)))
+        return held is not None and all(a is b for a, b in zip(held, values, strict=True))
+
+    def add(self, *values: object) -> None:
+        """Remember that these objects passed the check."""
+        if _DIRECT.get():
+            return
+        self._listed[tuple(map(id, values))] = values
+        if len(self._listed) > self._entries:
+            self._listed.popitem(last=False)

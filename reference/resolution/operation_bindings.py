@@ -11,6 +11,7 @@ storage sharing; output aliasing and output overlap.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from reference.catalog.operation import OperationDescriptor
 from reference.catalog.storage import ResolvedValueRole
@@ -35,6 +36,7 @@ from reference.catalog.tensor_contract import (
     StridedLayout as StridedConstraint,
 )
 from reference.errors import InvalidExecutionPlan
+from reference.recomputation import ValidByIdentity
 from reference.resolution.binding import ResolvedValueBinding
 from reference.resolution.tensor_spec import BlockedLayout, ContiguousLayout, ResolvedTensorSpec, StridedLayout
 
@@ -113,8 +115,16 @@ def _check_tensor(
         raise _fail(operation, "resolved tensor layout is incompatible")  # rule: 04.5.7/layout_strided
 
 
+#: (operation, bindings tuple) pairs found valid.
+_VALID_PAIRS: Final = ValidByIdentity(65536)
+
+
 def validate_resolved_bindings(operation: OperationDescriptor, bindings: Sequence[ResolvedValueBinding]) -> None:
-    """The §5.7 checks of ``bindings`` against ``operation``."""
+    """The §5.7 checks of ``bindings`` against ``operation`` (a tuple found valid with the same operation once is
+    remembered: both are immutable)."""
+    remembered = type(bindings) is tuple
+    if remembered and _VALID_PAIRS.known(operation, bindings):
+        return
     operation.validate()
     n_in = len(operation.inputs)
     if len(bindings) != n_in + len(operation.outputs):
@@ -187,3 +197,5 @@ def validate_resolved_bindings(operation: OperationDescriptor, bindings: Sequenc
             )
         if any(output.storage.overlaps(previous.storage) for previous in outputs[:index]):
             raise _fail(operation, "output resources overlap")  # rule: 04.5.7/outputs_do_not_overlap
+    if remembered:
+        _VALID_PAIRS.add(operation, bindings)

@@ -10,7 +10,6 @@ Every failure is ``InvalidExecutionPlan``; decoding failures are ``Serialization
 from __future__ import annotations
 
 import hashlib
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -19,7 +18,7 @@ from reference.catalog.provider import OperationProviderDescriptor
 from reference.errors import InvalidExecutionPlan
 from reference.ids import NodeId, ProviderId, ResourceId, check_portable_string
 from reference.ints import fits_uint, is_power_of_two
-from reference.recomputation import memos_bypassed
+from reference.recomputation import ValidByIdentity
 from reference.resolution.estimate import OperationResourceEstimate
 from reference.resolution.workspace import (
     ProviderWorkspaceRequirement,
@@ -59,9 +58,8 @@ def _workspace_wire(requirement: ProviderWorkspaceRequirement | None) -> JsonVal
     return None if requirement is None else requirement.to_wire()
 
 
-#: Resource plans whose shape was found valid, by identity; each is kept while listed, so its id is not reused.
-_SHAPE_VALID: OrderedDict[int, ProviderResourcePlan] = OrderedDict()
-_SHAPE_VALID_ENTRIES: Final = 65536
+#: Resource plans whose shape was found valid.
+_VALID_SHAPES: Final = ValidByIdentity(65536)
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,8 +179,7 @@ class ProviderResourcePlan:
     def validate_shape(self) -> None:
         """``validate_fields`` and a canonical fingerprint equal to its recomputation (an immutable plan found
         valid once is valid: it is remembered by identity, and checked afresh inside ``computed_directly()``)."""
-        direct = memos_bypassed()
-        if not direct and _SHAPE_VALID.get(id(self)) is self:
+        if _VALID_SHAPES.known(self):
             return
         self.validate_fields()
         if not is_canonical_sha256(self.estimate_fingerprint) or (
@@ -191,10 +188,7 @@ class ProviderResourcePlan:
             raise InvalidExecutionPlan(  # rule: 04.8.3/validate_shape_fingerprint
                 reason="provider resource plan estimate fingerprint does not match"
             )
-        if not direct:
-            _SHAPE_VALID[id(self)] = self
-            if len(_SHAPE_VALID) > _SHAPE_VALID_ENTRIES:
-                _SHAPE_VALID.popitem(last=False)
+        _VALID_SHAPES.add(self)
 
     def workspaces(self) -> tuple[tuple[str, ProviderWorkspaceRequirement], ...]:
         """Present workspaces as ``(kind, requirement)`` in scratch, binding, persistent order."""

@@ -10,7 +10,7 @@ import pytest
 from reference.canonical import fingerprint
 from reference.errors import InvalidExecutionPlan, VNextError, invalid_plan
 from reference.plan.memory.storage import workspace_layout_fingerprint
-from reference.recomputation import computed_directly, remembered
+from reference.recomputation import ValidByIdentity, computed_directly, remembered
 from reference.scenario.document import ScenarioDocument
 from reference.scenario.memo import ScenarioMemo
 from reference.scenario.plan import ScenarioTrustedInputs, _trusted_inputs, build_scenario_plan, scenario_trusted_inputs
@@ -189,3 +189,50 @@ def test_the_workspace_layout_fingerprint_is_the_fingerprint_of_its_class_name()
     assert workspace_layout_fingerprint() == fingerprint("opaque_bytes_v1", context="test")
     with computed_directly():
         assert workspace_layout_fingerprint() == fingerprint("opaque_bytes_v1", context="test")
+
+
+def test_values_found_valid_are_known_by_identity_only_and_not_inside_computed_directly() -> None:
+    verdicts = ValidByIdentity(2)
+    first, second = (1, 2), ("a",)
+    assert not verdicts.known(first, second)
+    verdicts.add(first, second)
+    assert verdicts.known(first, second)
+    assert not verdicts.known(second, first)
+    assert not verdicts.known(tuple(item for item in first), second)  # an equal but other object
+    with computed_directly():
+        assert not verdicts.known(first, second)
+        verdicts.add(second)
+    assert not verdicts.known(second)
+    verdicts.add(second)
+    verdicts.add(first)  # a third entry drops the oldest
+    assert not verdicts.known(first, second) and verdicts.known(second) and verdicts.known(first)
+
+
+def test_resolved_bindings_found_valid_are_not_checked_again_unless_computed_directly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from reference.resolution import operation_bindings
+
+    doc = ScenarioDocument.from_wire(sequential_scratch_scenario())
+    inputs = scenario_trusted_inputs(doc)
+    resolution = inputs.resolutions[0]
+    node = inputs.family.program.node(resolution.node_id())
+    assert node is not None
+    operation = inputs.catalog.operation_for_node(node.id, node.operation_id)
+    checked: list[object] = []
+    real = type(operation).validate
+
+    def counted(self: object) -> None:
+        checked.append(self)
+        real(self)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(type(operation), "validate", counted)
+    monkeypatch.setattr(operation_bindings, "_VALID_PAIRS", ValidByIdentity(8))
+    values = resolution.values()
+    operation_bindings.validate_resolved_bindings(operation, values)
+    operation_bindings.validate_resolved_bindings(operation, values)
+    assert checked == [operation]
+    operation_bindings.validate_resolved_bindings(operation, list(values))  # a list is never remembered
+    with computed_directly():
+        operation_bindings.validate_resolved_bindings(operation, values)
+    assert checked == [operation] * 3
