@@ -7,9 +7,11 @@ from typing import Any
 
 import pytest
 
+from reference import api
 from reference.errors import VNextError
 from reference.model.config import json_equal
 from strategies.cases import Rejection
+from strategies.scenario_cells import ScenarioCell
 
 
 def assert_rejected(rejection: Rejection, build: Callable[[Any], Any]) -> VNextError:
@@ -22,4 +24,18 @@ def assert_rejected(rejection: Rejection, build: Callable[[Any], Any]) -> VNextE
     produced = error.to_dict()
     for name, value in rejection.fields.items():
         assert produced.get(name) == value, (rejection.operator, name, produced)
+    return error
+
+
+def assert_cell_refused(cell: ScenarioCell, *extra: Any) -> VNextError:
+    """The reference refuses ``cell`` (its arguments, then ``extra``) with its kind, its reason and every pinned
+    field; the error, for the caller's further checks."""
+    with pytest.raises(VNextError) as info:
+        getattr(api, cell.operation)(*cell.arguments(), *extra)
+    error = info.value
+    assert error.kind == cell.kind, (cell.name, error)
+    assert cell.reason in error.message, (cell.name, error.message)
+    produced = error.to_dict()
+    for name, value in cell.fields.items():
+        assert produced.get(name) == value, (cell.name, name, produced)
     return error

@@ -23,6 +23,8 @@ from strategies.json_edits import apply_edits
 from strategies.scenario_cells import weight_layouts
 from strategies.scenario_cells.cell import ScenarioCell
 
+from .helpers import assert_cell_refused
+
 _CELLS: Final = weight_layouts.CELLS
 _SOURCE: Final = Path(layout_validation.__file__).read_text(encoding="utf-8")
 _PAIRED: Final = (("strict=True", "strict=False"),)
@@ -43,19 +45,9 @@ _LENIENT: Final[dict[str, tuple[tuple[str, str], ...]]] = {
 }
 
 
-def _refusal(cell: ScenarioCell) -> VNextError:
-    with pytest.raises(VNextError) as info:
-        getattr(api, cell.operation)(*cell.arguments())
-    return info.value
-
-
 @pytest.mark.parametrize("cell", _CELLS, ids=lambda c: c.name)
 def test_the_reference_refuses_each_cell_at_its_rules_site(cell: ScenarioCell) -> None:
-    error = _refusal(cell)
-    assert error.kind == cell.kind
-    assert cell.reason in error.message
-    for name, value in cell.fields.items():
-        assert error.to_dict().get(name) == value, name
+    error = assert_cell_refused(cell)
     assert cell.rule in error_rules(error), f"{cell.name} is refused at a site of {error_rules(error)}"
 
 
